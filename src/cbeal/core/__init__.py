@@ -1,0 +1,54 @@
+"""The decision core of cbeal: agents, the Exp4.P-EWMA solver and the ensemble (numpy only).
+
+Nothing in this package imports scikit-learn, pandas, IO, web or plotting code; a test
+enforces it.
+"""
+
+from cbeal.core.agent import Agent, Context
+from cbeal.core.decision import Decision
+from cbeal.core.ensemble import AgentEnsemble
+from cbeal.core.ewma import ChartStep, EWMAChart
+from cbeal.core.exceptions import (
+    BudgetError,
+    CbealError,
+    DecisionError,
+    InvalidInputError,
+    NotFittedError,
+    SingleClassWarning,
+    UnknownLabelError,
+)
+from cbeal.core.exp4p import Exp4P
+from cbeal.core.low_density import LowDensityAgent
+from cbeal.core.params import Params
+from cbeal.core.policy import Policy, Proposal
+from cbeal.core.presets import PRESETS, preset_agents, single_agent
+from cbeal.core.reinforced import ReinforcedAgent
+from cbeal.core.single import SingleAgentPolicy
+from cbeal.core.space_filling import SpaceFillingAgent
+
+__all__ = [
+    "PRESETS",
+    "Agent",
+    "AgentEnsemble",
+    "BudgetError",
+    "CbealError",
+    "ChartStep",
+    "Context",
+    "Decision",
+    "DecisionError",
+    "EWMAChart",
+    "Exp4P",
+    "InvalidInputError",
+    "LowDensityAgent",
+    "NotFittedError",
+    "Params",
+    "Policy",
+    "Proposal",
+    "ReinforcedAgent",
+    "SingleAgentPolicy",
+    "SingleClassWarning",
+    "SpaceFillingAgent",
+    "UnknownLabelError",
+    "preset_agents",
+    "single_agent",
+]

@@ -1,0 +1,71 @@
+"""The agent interface: an agent turns the context of one sample into an acquisition probability."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar
+
+import numpy as np
+
+from cbeal.core.params import Params
+from cbeal.core.validation import check_features
+
+__all__ = ["Agent", "Context"]
+
+
+class Context:
+    """What an agent sees of sample ``x_t``: the sample and the current learner's prediction.
+
+    ``proba`` are the class probabilities of the learner *before* it is retrained on
+    ``x_t``; ``certainty`` is their maximum and ``y_index`` the position of the predicted
+    class in the model's ``classes_``.
+    """
+
+    __slots__ = ("certainty", "proba", "x", "y_index")
+
+    def __init__(self, x: np.ndarray, proba: np.ndarray) -> None:
+        self.x = x
+        self.proba = proba
+        self.y_index = int(np.argmax(proba))
+        self.certainty = float(proba[self.y_index])
+
+    def __repr__(self) -> str:
+        return f"Context(y_index={self.y_index}, certainty={self.certainty:.4f})"
+
+
+class Agent(Params, ABC):
+    """An active-learning agent (an *expert* of the bandit).
+
+    Subclasses set ``kind`` to ``"exploration"`` or ``"exploitation"`` and implement
+    :meth:`advise_one`. The stream protocol is:
+
+    1. :meth:`fit` with the inputs of the initial labelled set ``D0`` (resets all state);
+    2. :meth:`advise_one` once per stream sample, in stream order: it returns the
+       probability ``p`` of acquiring the sample and *observes* it (windows slide);
+    3. :meth:`reward_one` when the label of an acquired sample arrives, with the advice
+       this agent gave for it.
+    """
+
+    kind: ClassVar[str] = "exploration"
+
+    def fit(self, X0: Any) -> Agent:
+        """Reset the agent and initialise it with the inputs of ``D0`` (oldest first)."""
+        X = check_features(X0, what="X0")
+        self._start(X)
+        return self
+
+    @abstractmethod
+    def _start(self, X0: np.ndarray) -> None:
+        """Reset learned state from the validated ``D0`` inputs."""
+
+    @abstractmethod
+    def advise_one(self, ctx: Context) -> float:
+        """Acquisition probability for ``ctx.x`` in [0, 1]; observes the sample."""
+
+    def reward_one(self, advice: float, reward: float, penalty: float) -> None:  # noqa: B027
+        """Learn from the reward of an acquired sample (default: nothing to learn)."""
+
+    @property
+    def name(self) -> str:
+        """A short display name, e.g. ``LD(L=100, δ=0.01)``."""
+        return repr(self)

@@ -1,0 +1,102 @@
+"""The CbeAL ensemble policy: agents as experts of an Exp4.P-EWMA bandit (paper Algorithm 1)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from cbeal.core.agent import Agent, Context
+from cbeal.core.ewma import ChartStep
+from cbeal.core.exp4p import Exp4P
+from cbeal.core.policy import Policy, Proposal
+
+__all__ = ["AgentEnsemble", "name_agents"]
+
+
+def name_agents(agents: Sequence[Any]) -> list[tuple[str, Agent]]:
+    """Normalise a list of agents or (name, agent) pairs to named pairs with unique names."""
+    named: list[tuple[str, Agent]] = []
+    for i, item in enumerate(agents):
+        if isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str):
+            name, agent = item
+        else:
+            name, agent = f"AG{i + 1}", item
+        if not isinstance(agent, Agent):
+            raise TypeError(
+                f"agent {i} is {type(agent).__name__}, not a cbeal Agent; build agents from "
+                "LowDensityAgent, SpaceFillingAgent, ReinforcedAgent or an Agent subclass"
+            )
+        named.append((name, agent))
+    names = [n for n, _ in named]
+    if len(set(names)) != len(names):
+        raise ValueError(f"agent names must be unique, got {names}")
+    return named
+
+
+class AgentEnsemble(Policy):
+    """Weighted vote of agents, weights learned by Exp4.P-EWMA, with ε-greedy folded in.
+
+    ``P' = (1 − ε) P + ε [1, 0]`` is both the probability the acquire arm is drawn with
+    and the propensity used in the Exp4.P update (spec §3.4).
+
+    Parameters
+    ----------
+    agents
+        At least two agents, or (name, agent) pairs.
+    solver
+        The bandit solver; ``None`` means ``Exp4P()`` with the paper's defaults.
+    epsilon
+        ε of the ensemble-level ε-greedy exploration.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from cbeal.core import AgentEnsemble, Context, LowDensityAgent, ReinforcedAgent
+    >>> ens = AgentEnsemble(agents=[("LD", LowDensityAgent()), ("RAL", ReinforcedAgent())])
+    >>> ens = ens.start(np.random.default_rng(0).normal(size=(20, 3)))
+    >>> prop = ens.propose(Context(np.full(3, 9.0), np.array([0.99, 0.01])))
+    >>> prop.advice.tolist()          # LD: far outside the window; RAL: certain
+    [1.0, 0.0]
+    >>> round(prop.p_acquire, 4)      # 0.99 * ((1 - 2 p_min) * 0.5 + p_min) + 0.01
+    0.505
+    """
+
+    def __init__(
+        self, *, agents: Sequence[Any], solver: Exp4P | None = None, epsilon: float = 0.01
+    ) -> None:
+        self.agents = agents
+        self.solver = solver
+        self.epsilon = epsilon
+
+    @property
+    def named_agents(self) -> list[tuple[str, Agent]]:
+        return self.agents_
+
+    def start(self, X0: np.ndarray) -> AgentEnsemble:
+        if not 0.0 <= float(self.epsilon) <= 1.0:
+            raise ValueError(f"epsilon must be in [0, 1], got {self.epsilon}")
+        self.agents_ = [(n, a.clone().fit(X0)) for n, a in name_agents(self.agents)]
+        self.solver_ = (self.solver.clone() if self.solver is not None else Exp4P()).start(
+            len(self.agents_)
+        )
+        return self
+
+    def propose(self, ctx: Context) -> Proposal:
+        advice = np.array([agent.advise_one(ctx) for _, agent in self.agents_])
+        p = self.solver_.distribution(advice)
+        eps = float(self.epsilon)
+        p = (1.0 - eps) * p + eps
+        return Proposal(p_acquire=p, advice=advice, weights=self.solver_.weights())
+
+    def on_decision(self, proposal: Proposal) -> None:
+        self.solver_.update_decision(proposal.advice, proposal.p_acquire)
+
+    def on_label(self, proposal: Proposal, reward: float, penalty: float) -> None:
+        self.solver_.update_reward(proposal.advice, proposal.p_acquire, reward)
+        for (_, agent), a in zip(self.agents_, proposal.advice, strict=True):
+            agent.reward_one(float(a), reward, penalty)
+
+    def end_step(self) -> ChartStep:
+        return self.solver_.chart_step()

@@ -1,0 +1,163 @@
+"""Exp4.P contextual-bandit solver over agent advice, with the EWMA flipping chart (spec §4, §9)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from cbeal.core.ewma import ChartStep, EWMAChart
+from cbeal.core.params import Params
+
+__all__ = ["Exp4P"]
+
+K_ARMS = 2  # acquire, skip
+
+
+class Exp4P(Params):
+    """Exp4.P-EWMA: weighs N agents' advice on the two arms (acquire, skip).
+
+    Agent ``i`` advises ``ξ_i = [p_i, 1 − p_i]``. The action distribution is
+    ``P_a = (1 − K p_min) Σ_i α_i ξ_{i,a} / Σ_i α_i + p_min``. After the draw the weights
+    are updated by ``α_i ← α_i exp((p_min/2)(ĝ_i + v̂_i sqrt(c/(KT))))``; the update is
+    split into the ``v̂`` factor (applied at decision time, :meth:`update_decision`) and the
+    ``ĝ`` factor (applied when the label arrives, :meth:`update_reward`) so that late labels
+    are served exactly. :meth:`chart_step` then runs the EWMA chart (step 2).
+
+    Parameters
+    ----------
+    horizon
+        ``T``, sets ``p_min``, the confidence term and ``γ_t = t/T``.
+    p_min
+        Minimum probability of each arm; ``None`` means ``sqrt(ln N / (K T))``.
+    delta
+        ``δ``, used by ``confidence="beygelzimer"``.
+    confidence
+        ``"paper"``: ``c = ln N``; ``"beygelzimer"``: ``c = ln(N/δ)``.
+    ewma
+        ``False`` gives plain Exp4.P (the paper's ablation).
+    lam, h, gamma, limits, flip_scope, reset_after_flip
+        The EWMA chart: weighting ``λ``, initial limit factor ``h``, growth ``γ`` (``None``
+        means ``γ_t = t/T``), ``"paper"`` or ``"shewhart"`` limits, flip each agent out of
+        control (``"agent"``) or all agents when any is (``"all"``), and restart a flipped
+        agent's EWMA at ``μ``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from cbeal.core import Exp4P
+    >>> solver = Exp4P().start(2)
+    >>> advice = np.array([1.0, 0.0])          # agent 1 says acquire, agent 2 skip
+    >>> p = solver.distribution(advice)
+    >>> round(p, 4)                            # (1 - 2 p_min) * 0.5 + p_min
+    0.5
+    >>> solver.update_decision(advice, p)
+    >>> solver.update_reward(advice, p, reward=1.0)   # acquiring paid off
+    >>> w = solver.weights()
+    >>> bool(w[0] > w[1])
+    True
+    """
+
+    def __init__(
+        self,
+        *,
+        horizon: int = 2000,
+        p_min: float | None = None,
+        delta: float = 0.1,
+        confidence: str = "paper",
+        ewma: bool = True,
+        lam: float = 0.3,
+        h: float = 5.0,
+        gamma: float | None = None,
+        limits: str = "paper",
+        flip_scope: str = "agent",
+        reset_after_flip: bool = True,
+    ) -> None:
+        self.horizon = horizon
+        self.p_min = p_min
+        self.delta = delta
+        self.confidence = confidence
+        self.ewma = ewma
+        self.lam = lam
+        self.h = h
+        self.gamma = gamma
+        self.limits = limits
+        self.flip_scope = flip_scope
+        self.reset_after_flip = reset_after_flip
+
+    def start(self, n_agents: int) -> Exp4P:
+        """Reset the weights for `n_agents` agents (N ≥ 2)."""
+        if n_agents < 2:
+            raise ValueError(
+                f"Exp4.P needs at least 2 agents, got {n_agents}: with one agent p_min = 0 "
+                "and the variance term divides by zero. Run a single agent with "
+                "SingleAgentLearner instead."
+            )
+        if int(self.horizon) < 1:
+            raise ValueError(f"horizon T must be ≥ 1, got {self.horizon}")
+        if self.confidence not in ("paper", "beygelzimer"):
+            raise ValueError(f"confidence must be 'paper' or 'beygelzimer', got {self.confidence!r}")
+        T = int(self.horizon)
+        if self.p_min is None:
+            p_min = math.sqrt(math.log(n_agents) / (K_ARMS * T))
+        else:
+            p_min = float(self.p_min)
+        if not 0.0 < p_min <= 1.0 / K_ARMS:
+            # p_min = 0 makes the step size p_min/2 vanish and the propensities reach 0.
+            raise ValueError(f"p_min must be in (0, 1/K] = (0, 0.5], got {p_min}")
+        c = math.log(n_agents) if self.confidence == "paper" else math.log(n_agents / self.delta)
+        self.n_agents_ = n_agents
+        self.p_min_ = p_min
+        self.bonus_ = math.sqrt(c / (K_ARMS * T))
+        self.alpha_ = np.ones(n_agents)
+        self.t_ = 0
+        self.chart_: EWMAChart | None = None
+        if self.ewma:
+            self.chart_ = EWMAChart(
+                n_agents,
+                lam=float(self.lam),
+                h=float(self.h),
+                horizon=T,
+                gamma=self.gamma,
+                limits=self.limits,
+                flip_scope=self.flip_scope,
+                reset_after_flip=bool(self.reset_after_flip),
+            )
+        return self
+
+    def weights(self) -> np.ndarray:
+        """Standardized weights ``α^s = α / Σα``."""
+        return self.alpha_ / self.alpha_.sum()
+
+    def distribution(self, advice: np.ndarray) -> float:
+        """Probability of the acquire arm, ``P_1`` (the skip arm has ``1 − P_1``)."""
+        mix = float(self.alpha_ @ advice) / float(self.alpha_.sum())
+        return (1.0 - K_ARMS * self.p_min_) * mix + self.p_min_
+
+    def update_decision(self, advice: np.ndarray, p_acquire: float) -> None:
+        """Apply the ``v̂`` factor with the propensities ``[p_acquire, 1 − p_acquire]`` used."""
+        v_hat = advice / p_acquire + (1.0 - advice) / (1.0 - p_acquire)
+        self.alpha_ *= np.exp((0.5 * self.p_min_ * self.bonus_) * v_hat)
+        self._keep_finite()
+
+    def update_reward(self, advice: np.ndarray, p_acquire: float, reward: float) -> None:
+        """Apply the ``ĝ`` factor for reward `reward` of the acquire arm drawn with `p_acquire`."""
+        if reward == 0.0:
+            return
+        g_hat = advice * (reward / p_acquire)
+        self.alpha_ *= np.exp((0.5 * self.p_min_) * g_hat)
+        self._keep_finite()
+
+    def chart_step(self) -> ChartStep:
+        """End the step: run the EWMA chart (if enabled) and return the weights it saw and left."""
+        self.t_ += 1
+        if self.chart_ is None:
+            w = self.weights()
+            return ChartStep(w, w.copy(), np.zeros(self.n_agents_, dtype=bool))
+        return self.chart_.step(self.alpha_)
+
+    def _keep_finite(self) -> None:
+        # Decisions depend only on weight ratios; rescale before over/underflow.
+        total = self.alpha_.sum()
+        if not 1e-100 <= total <= 1e100:
+            self.alpha_ /= total

@@ -1,0 +1,56 @@
+"""The policy interface: how a stream model turns a sample's context into an acquisition probability."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+
+import numpy as np
+
+from cbeal.core.agent import Agent, Context
+from cbeal.core.ewma import ChartStep
+from cbeal.core.params import Params
+
+__all__ = ["Policy", "Proposal"]
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """A policy's answer for one sample: acquisition probability and its explanation."""
+
+    p_acquire: float
+    advice: np.ndarray
+    weights: np.ndarray
+
+
+class Policy(Params, ABC):
+    """Scores samples; the stream model draws, spends the budget and delivers labels.
+
+    Protocol per stream sample: :meth:`propose` (observes the sample), then
+    :meth:`on_decision` if the model drew an action (not when the budget is spent), later
+    :meth:`on_label` when a label of an acquisition arrives, and :meth:`end_step` once the
+    sample's step is complete.
+    """
+
+    @abstractmethod
+    def start(self, X0: np.ndarray) -> Policy:
+        """Reset for a new stream whose initial labelled inputs are `X0`."""
+
+    @property
+    @abstractmethod
+    def named_agents(self) -> list[tuple[str, Agent]]:
+        """The (name, agent) pairs whose advice is reported, in order."""
+
+    @abstractmethod
+    def propose(self, ctx: Context) -> Proposal:
+        """Observe the sample of `ctx` and return the acquisition probability."""
+
+    def on_decision(self, proposal: Proposal) -> None:  # noqa: B027
+        """A decision was drawn from `proposal` (acquired or not)."""
+
+    def on_label(self, proposal: Proposal, reward: float, penalty: float) -> None:  # noqa: B027
+        """The label of an acquisition drawn from `proposal` arrived with `reward`."""
+
+    def end_step(self) -> ChartStep | None:
+        """Close the step; a bandit policy returns its chart step."""
+        return None

@@ -1,0 +1,147 @@
+"""Input validation for the decision core: one place, numpy only, messages that say what to do."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from cbeal.core.exceptions import BudgetError, InvalidInputError, UnknownLabelError
+
+__all__ = [
+    "check_budget",
+    "check_features",
+    "check_labels",
+    "check_sample",
+    "check_seed",
+    "label_index",
+]
+
+
+def _as_float_array(X: Any, what: str) -> np.ndarray:
+    arr = np.asarray(X)
+    if arr.dtype.kind in "OUSV" or arr.dtype == bool:
+        try:
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError):
+            raise InvalidInputError(
+                f"{what} must be numeric; got values of type {arr.dtype} that cannot be read "
+                "as numbers. Encode categorical columns as numbers before streaming them."
+            ) from None
+    elif arr.dtype.kind not in "fiu":
+        raise InvalidInputError(f"{what} must be numeric, got dtype {arr.dtype}.")
+    return np.asarray(arr, dtype=np.float64)
+
+
+def _check_finite(arr: np.ndarray, what: str) -> None:
+    if not np.isfinite(arr).all():
+        bad = np.argwhere(~np.isfinite(arr))
+        where = tuple(int(i) for i in bad[0])
+        raise InvalidInputError(
+            f"{what} contains NaN or infinite values (first at index {where}). Impute or drop "
+            "them before streaming (cbeal does not guess missing sensor values)."
+        )
+
+
+def check_features(X: Any, n_features: int | None = None, *, what: str = "X") -> np.ndarray:
+    """A finite float64 2-D array of shape (n, p); `n_features` fixes p when given."""
+    arr = _as_float_array(X, what)
+    if arr.ndim == 1 and n_features is not None and arr.shape[0] == n_features:
+        raise InvalidInputError(
+            f"{what} must be 2-D (n_samples, n_features); got one sample of shape {arr.shape}. "
+            "Use X.reshape(1, -1) for a single sample."
+        )
+    if arr.ndim != 2:
+        raise InvalidInputError(
+            f"{what} must be 2-D (n_samples, n_features); got shape {arr.shape}."
+        )
+    if n_features is not None and arr.shape[1] != n_features:
+        raise InvalidInputError(
+            f"{what} has {arr.shape[1]} features but the model was fitted with {n_features}; "
+            "pass the same feature columns, in the same order, as in fit."
+        )
+    _check_finite(arr, what)
+    return arr
+
+
+def check_sample(x: Any, n_features: int) -> np.ndarray:
+    """A single sample as a finite float64 vector of length `n_features` (a copy)."""
+    arr = _as_float_array(x, "x")
+    if arr.ndim == 2 and arr.shape[0] == 1:
+        arr = arr[0]
+    if arr.ndim != 1:
+        raise InvalidInputError(
+            f"x must be one sample, a vector of {n_features} features; got shape {arr.shape}. "
+            "Stream samples one at a time (use simulate() for a whole array)."
+        )
+    if arr.shape[0] != n_features:
+        raise InvalidInputError(
+            f"x has {arr.shape[0]} features but the model was fitted with {n_features}; "
+            "pass the same feature columns, in the same order, as in fit."
+        )
+    _check_finite(arr, "x")
+    return np.array(arr, dtype=np.float64, copy=True)
+
+
+def check_labels(y: Any, n_samples: int | None = None) -> np.ndarray:
+    """A 1-D label array (any hashable scalar type); length `n_samples` when given."""
+    arr = np.asarray(y)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr[:, 0]
+    if arr.ndim != 1:
+        raise InvalidInputError(f"y must be 1-D (n_samples,); got shape {arr.shape}.")
+    if n_samples is not None and arr.shape[0] != n_samples:
+        raise InvalidInputError(
+            f"X and y have mismatched lengths: {n_samples} samples but {arr.shape[0]} labels."
+        )
+    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+        raise InvalidInputError("y contains NaN or infinite labels; drop unlabelled rows first.")
+    if arr.dtype.kind == "O" and any(v is None for v in arr):
+        raise InvalidInputError("y contains None labels; drop unlabelled rows first.")
+    return arr
+
+
+def label_index(classes: np.ndarray, y: Any) -> int:
+    """Position of label `y` in `classes`, or a clear :class:`UnknownLabelError`."""
+    if isinstance(y, np.ndarray) and y.ndim == 0:
+        y = y.item()
+    for i, c in enumerate(classes.tolist()):
+        if type(c) is type(y) or not isinstance(c, str) and not isinstance(y, str):
+            if c == y:
+                return i
+    raise UnknownLabelError(
+        f"label {y!r} is not one of the model's classes {classes.tolist()}. "
+        "Declare every possible label up front with classes=[...] when you build the model."
+    )
+
+
+def check_budget(budget: Any) -> int:
+    """A positive whole number of labels."""
+    if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)):
+        if isinstance(budget, (float, np.floating)) and float(budget).is_integer():
+            budget = int(budget)
+        else:
+            raise BudgetError(
+                f"budget must be a positive whole number of labels, got {budget!r}. "
+                "For a share of the stream use e.g. budget=int(0.1 * n_stream)."
+            )
+    if budget <= 0:
+        raise BudgetError(
+            f"budget must be at least 1 label, got {budget}. A model with no budget can never "
+            "ask for a label."
+        )
+    return int(budget)
+
+
+def check_seed(random_state: Any) -> np.random.Generator:
+    """A numpy Generator from None, an int, a SeedSequence or a Generator (used as is)."""
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if random_state is None or isinstance(random_state, (int, np.integer, np.random.SeedSequence)):
+        return np.random.default_rng(random_state)
+    if isinstance(random_state, Sequence):
+        return np.random.default_rng(list(random_state))
+    raise InvalidInputError(
+        f"random_state must be None, an int or a numpy Generator, got {type(random_state)}."
+    )

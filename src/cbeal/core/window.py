@@ -1,0 +1,99 @@
+"""Sliding window of observed samples with their pairwise distances.
+
+Both exploration agents keep, for every member of a window of the last ``L`` observed
+samples, one statistic over the other members (the largest distance for LD, the nearest
+neighbour distance for SPF). :class:`DistanceWindow` stores the members in a ring buffer
+together with their pairwise distance matrix, so that after an eviction the statistic of a
+member whose extreme was the evicted sample is recomputed exactly from one matrix row
+instead of from scratch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+__all__ = ["METRICS", "DistanceWindow", "pairwise_to"]
+
+
+def _euclidean(points: np.ndarray, x: np.ndarray) -> np.ndarray:
+    diff = points - x
+    return np.sqrt(np.einsum("ij,ij->i", diff, diff))
+
+
+def _manhattan(points: np.ndarray, x: np.ndarray) -> np.ndarray:
+    return np.abs(points - x).sum(axis=1)
+
+
+def _chebyshev(points: np.ndarray, x: np.ndarray) -> np.ndarray:
+    return np.abs(points - x).max(axis=1)
+
+
+METRICS: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+    "euclidean": _euclidean,
+    "manhattan": _manhattan,
+    "chebyshev": _chebyshev,
+}
+
+
+def pairwise_to(metric: str, points: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Distances from every row of `points` to `x` (row by row, so batch-independent)."""
+    try:
+        fn = METRICS[metric]
+    except KeyError:
+        raise ValueError(f"unknown metric {metric!r}; choose one of {sorted(METRICS)}") from None
+    return fn(points, x)
+
+
+class DistanceWindow:
+    """Ring buffer of at most `capacity` points and their pairwise distance matrix.
+
+    Slots are filled 0, 1, …; once full, a new point overwrites the oldest slot. Unused
+    matrix cells and the diagonal hold `fill` (0 for maxima, +inf for minima), so that a
+    row reduction over all slots ignores them.
+    """
+
+    __slots__ = ("capacity", "dist", "fill", "metric", "next", "points", "size")
+
+    def __init__(self, capacity: int, n_features: int, metric: str, fill: float) -> None:
+        if metric not in METRICS:
+            raise ValueError(f"unknown metric {metric!r}; choose one of {sorted(METRICS)}")
+        self.capacity = capacity
+        self.metric = metric
+        self.fill = fill
+        self.points = np.zeros((capacity, n_features))
+        self.dist = np.full((capacity, capacity), fill)
+        self.size = 0
+        self.next = 0
+
+    @property
+    def full(self) -> bool:
+        return self.size == self.capacity
+
+    def distances(self, x: np.ndarray) -> np.ndarray:
+        """Distances from `x` to the members, indexed by slot (length `size`)."""
+        return METRICS[self.metric](self.points[: self.size], x)
+
+    def push(self, x: np.ndarray, d: np.ndarray) -> int:
+        """Insert `x` whose distances to the current members are `d`; return its slot.
+
+        When the window is full the returned slot is the one of the evicted (oldest)
+        member; its old distance column must be read *before* calling this.
+        """
+        slot = self.next
+        self.points[slot] = x
+        row = self.dist[slot]
+        row[: self.size] = d
+        row[slot] = self.fill
+        self.dist[:, slot] = row
+        if self.size < self.capacity:
+            self.size += 1
+        self.next = (slot + 1) % self.capacity
+        return slot
+
+    def chronological(self) -> np.ndarray:
+        """Slot indices from the oldest member to the newest."""
+        if self.size < self.capacity:
+            return np.arange(self.size)
+        return (self.next + np.arange(self.capacity)) % self.capacity

@@ -1,0 +1,98 @@
+"""Wraps any scikit-learn classifier with ``predict_proba`` for the stream models.
+
+This is the only layer that knows scikit-learn. It clones the user's estimator, seeds it,
+refits it on the labelled pool, maps its probability columns onto the model's classes and
+provides the single-class fallback of spec §1.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+from sklearn.base import clone
+
+from cbeal.core.exceptions import SingleClassWarning
+
+__all__ = ["LearnerAdapter", "check_estimator_has_proba"]
+
+
+def check_estimator_has_proba(estimator: Any) -> None:
+    """Raise a clear TypeError unless `estimator` is a classifier with ``predict_proba``."""
+    if estimator is None or not hasattr(estimator, "fit"):
+        raise TypeError(
+            f"estimator must be a scikit-learn style classifier, got {estimator!r}; e.g. "
+            "cbeal.learners.PlattSVC() or LogisticRegression()"
+        )
+    if not hasattr(estimator, "predict_proba"):
+        raise TypeError(
+            f"{type(estimator).__name__} has no predict_proba; cbeal needs class probabilities. "
+            "For an SVM use cbeal.learners.PlattSVC (Platt-scaled), or wrap the estimator in "
+            "sklearn.calibration.CalibratedClassifierCV."
+        )
+
+
+class LearnerAdapter:
+    """The current base learner ``f_t`` of a stream model.
+
+    Parameters
+    ----------
+    estimator
+        Unfitted template; cloned on every refit so the user's object is never modified.
+    classes
+        The model's classes, in the order of every probability vector cbeal reports.
+    seed
+        Used for the estimator's ``random_state`` when that parameter exists and is None,
+        so that the same model seed gives the same decisions.
+    """
+
+    def __init__(self, estimator: Any, classes: np.ndarray, seed: int) -> None:
+        check_estimator_has_proba(estimator)
+        self.template = clone(estimator)
+        params = self.template.get_params()
+        if "random_state" in params and params["random_state"] is None:
+            self.template.set_params(random_state=seed)
+        self.classes = classes
+        self.estimator_: Any = None
+        self.single_class_: int | None = None
+        self.version = 0  # bumped on every refit; callers key prediction caches on it
+
+    def fit(self, X: np.ndarray, y_index: np.ndarray, *, warn: bool = True) -> LearnerAdapter:
+        """Refit on the labelled pool (`y_index` are positions in ``classes``)."""
+        present = np.unique(y_index)
+        self.version += 1
+        if present.size < 2:
+            self.estimator_ = None
+            self.single_class_ = int(present[0])
+            if warn:
+                warnings.warn(
+                    f"the labelled pool holds only class {self.classes[self.single_class_]!r}; "
+                    "until a second class is labelled the learner predicts it with certainty "
+                    "1.0 (spec §1). Exploration agents still acquire; consider a larger D0.",
+                    SingleClassWarning,
+                    stacklevel=4,
+                )
+            return self
+        est = clone(self.template)
+        est.fit(X, self.classes[y_index])
+        cols = []
+        for c in est.classes_:
+            hits = np.flatnonzero(self.classes == c)
+            if hits.size != 1:
+                raise RuntimeError(f"estimator learned class {c!r} that the model does not know")
+            cols.append(int(hits[0]))
+        self.columns_ = np.asarray(cols)
+        self.estimator_ = est
+        self.single_class_ = None
+        return self
+
+    def predict_proba(self, X: np.ndarray) -> np.ndarray:
+        """Class probabilities ordered as ``classes`` (0 for classes the pool lacks)."""
+        out = np.zeros((X.shape[0], self.classes.shape[0]))
+        if self.estimator_ is None:
+            out[:, self.single_class_] = 1.0
+            return out
+        proba = np.asarray(self.estimator_.predict_proba(X), dtype=np.float64)
+        out[:, self.columns_] = proba
+        return out

@@ -1,0 +1,119 @@
+"""The oracle loop: stream an array through a model, labels from ``y`` (optionally late)."""
+
+from __future__ import annotations
+
+import sys
+from collections import deque
+from typing import Any
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from cbeal._version import __version__
+from cbeal.core import Decision
+from cbeal.core.validation import check_features, check_labels, label_index
+from cbeal.model import StreamLearner
+from cbeal.trace import Trace
+
+__all__ = ["simulate"]
+
+_MIN_CHUNK, _MAX_CHUNK = 8, 512
+
+
+def simulate(
+    model: StreamLearner,
+    X_stream: Any,
+    y_stream: Any,
+    *,
+    delay: int = 0,
+    progress: bool | None = None,
+) -> Trace:
+    """Run a fitted model over a stream with ``y_stream`` as the expert (spec §10).
+
+    Each sample goes through ``query_one``; the label of an acquisition is delivered with
+    ``learn_one`` `delay` samples later (0: before the next sample, which is exactly
+    Algorithm 1 of the paper). Labels still pending at the end are delivered then.
+
+    The learner's predictions for upcoming samples are computed a chunk at a time and
+    recomputed after each refit; this gives the same decisions as one ``query_one`` per
+    sample, faster.
+    """
+    model._check_fitted()
+    X = np.array(check_features(X_stream, model.n_features_in_, what="X_stream"), copy=True)
+    y = check_labels(y_stream, X.shape[0])
+    for v in np.unique(y):
+        label_index(model.classes_, v)  # fail before the model changes
+    if isinstance(delay, bool) or not isinstance(delay, (int, np.integer)) or delay < 0:
+        raise ValueError(f"delay must be a whole number ≥ 0, got {delay!r}")
+    n = X.shape[0]
+    names = model.agent_names
+    k = len(names)
+    acquired = np.zeros(n, dtype=bool)
+    p_acq = np.zeros(n)
+    advice = np.zeros((n, k))
+    w_before = np.zeros((n, k))
+    w_exp4p = np.zeros((n, k))
+    w_after = np.zeros((n, k))
+    flipped = np.zeros((n, k), dtype=bool)
+    reward = np.zeros(n)
+    y_pred = np.empty(n, dtype=model.classes_.dtype)
+    certainty = np.zeros(n)
+    queue: deque[tuple[int, Decision]] = deque()
+
+    learner = model._learner
+    chunk, start, end, version = _MIN_CHUNK, 0, 0, -1
+    cache = np.empty((0, model.classes_.shape[0]))
+    show = progress if progress is not None else (n >= 5000 and sys.stderr.isatty())
+    bar = tqdm(total=n, disable=not show, desc=type(model).__name__, unit="sample")
+    for i in range(n):
+        if i >= end or learner.version != version:
+            chunk = min(chunk * 2, _MAX_CHUNK) if learner.version == version else _MIN_CHUNK
+            start, end, version = i, min(n, i + chunk), learner.version
+            cache = learner.predict_proba(X[start:end])
+        d = model._query(X[i], cache[i - start])
+        acquired[i] = d.acquire
+        p_acq[i] = d.p_acquire
+        advice[i] = d.advice
+        w_before[i] = d.weights
+        y_pred[i] = d.y_pred
+        certainty[i] = d.certainty
+        if d.acquire:
+            queue.append((i, d))
+        while queue and queue[0][0] <= i - delay:
+            j, dj = queue.popleft()
+            reward[j] = model._learn(X[j], y[j], dj)
+        step = model.flush()
+        if step is None:
+            w_exp4p[i] = w_after[i] = d.weights
+        else:
+            w_exp4p[i] = step.weights_exp4p
+            w_after[i] = step.weights_after
+            flipped[i] = step.flipped
+        bar.update(1)
+    bar.close()
+    while queue:
+        j, dj = queue.popleft()
+        reward[j] = model._learn(X[j], y[j], dj)
+    model.flush()
+    return Trace(
+        acquired=acquired,
+        p_acquire=p_acq,
+        advice=advice,
+        weights_before=w_before,
+        weights_exp4p=w_exp4p,
+        weights_after=w_after,
+        flipped=flipped,
+        reward=reward,
+        y_true=y,
+        y_pred=y_pred,
+        certainty=certainty,
+        agent_names=names,
+        metadata={
+            "model": type(model).__name__,
+            "params": repr(model),
+            "random_state": repr(model.random_state),
+            "budget": model.budget_,
+            "delay": delay,
+            "cbeal_version": __version__,
+        },
+    )
