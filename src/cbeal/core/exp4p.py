@@ -157,7 +157,11 @@ class Exp4P(Params):
         return self.chart_.step(self.alpha_)
 
     def _keep_finite(self) -> None:
-        # Decisions depend only on weight ratios; rescale before over/underflow.
+        # Decisions depend only on weight ratios; rescale before over/underflow. The floor
+        # keeps every weight positive (a weight 1e-250 times the total has no influence on
+        # any float64 decision, but 0 could never recover).
         total = self.alpha_.sum()
         if not 1e-100 <= total <= 1e100:
             self.alpha_ /= total
+            total = 1.0
+        np.maximum(self.alpha_, total * 1e-250, out=self.alpha_)
