@@ -75,8 +75,9 @@ class AgentEnsemble(Policy):
         return self.agents_
 
     def start(self, X0: np.ndarray) -> AgentEnsemble:
-        if not 0.0 <= float(self.epsilon) <= 1.0:
-            raise ValueError(f"epsilon must be in [0, 1], got {self.epsilon}")
+        if not 0.0 <= float(self.epsilon) < 1.0:
+            # ε = 1 leaves the skip arm a propensity of 0 in the Exp4.P update
+            raise ValueError(f"epsilon must be in [0, 1), got {self.epsilon}")
         self.agents_ = [(n, a.clone().fit(X0)) for n, a in name_agents(self.agents)]
         self.solver_ = (self.solver.clone() if self.solver is not None else Exp4P()).start(
             len(self.agents_)

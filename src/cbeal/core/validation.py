@@ -104,12 +104,12 @@ def check_labels(y: Any, n_samples: int | None = None) -> np.ndarray:
 
 def label_index(classes: np.ndarray, y: Any) -> int:
     """Position of label `y` in `classes`, or a clear :class:`UnknownLabelError`."""
-    if isinstance(y, np.ndarray) and y.ndim == 0:
+    if isinstance(y, (np.ndarray, np.generic)) and np.ndim(y) == 0:
         y = y.item()
     for i, c in enumerate(classes.tolist()):
-        if type(c) is type(y) or not isinstance(c, str) and not isinstance(y, str):
-            if c == y:
-                return i
+        # "1" and 1 are different labels; 1 and 1.0 are the same
+        if isinstance(c, str) == isinstance(y, str) and c == y:
+            return i
     raise UnknownLabelError(
         f"label {y!r} is not one of the model's classes {classes.tolist()}. "
         "Declare every possible label up front with classes=[...] when you build the model."
