@@ -3,6 +3,9 @@
 >>> from cbeal import CbeAL, simulate
 """
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from cbeal._version import __version__
 from cbeal.core import (
     Agent,
@@ -21,10 +24,33 @@ from cbeal.core import (
     UnknownLabelError,
     preset_agents,
 )
-from cbeal.model import CbeAL, SingleAgentLearner, StreamLearner
-from cbeal.simulate import simulate
-from cbeal.streams import SimulatedStream, make_stream
-from cbeal.trace import Trace
+
+# The stream models need scikit-learn (through the learner layer); load them on first use
+# so that `import cbeal.core` stays numpy-only.
+_LAZY = {
+    "CbeAL": "cbeal.model",
+    "SingleAgentLearner": "cbeal.model",
+    "StreamLearner": "cbeal.model",
+    "simulate": "cbeal.simulate",
+    "SimulatedStream": "cbeal.streams",
+    "make_stream": "cbeal.streams",
+    "Trace": "cbeal.trace",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'cbeal' has no attribute {name!r}")
+
+
+if TYPE_CHECKING:  # pragma: no cover
+    from cbeal.model import CbeAL, SingleAgentLearner, StreamLearner
+    from cbeal.simulate import simulate
+    from cbeal.streams import SimulatedStream, make_stream
+    from cbeal.trace import Trace
 
 __all__ = [
     "Agent",

@@ -263,7 +263,8 @@ class StreamLearner(Params):
 
     def predict(self, X: Any) -> np.ndarray:
         """Labels predicted by the current learner."""
-        return np.asarray(self.classes_[np.argmax(self.predict_proba(X), axis=1)])
+        proba = self.predict_proba(X)
+        return np.asarray(self.classes_[np.argmax(proba, axis=1)])
 
     @property
     def estimator_(self) -> Any:
