@@ -30,7 +30,7 @@ def cbeal6(budget: int, seed: int = 0, **kw: object) -> CbeAL:
 
 
 @pytest.mark.parametrize("delay", [1, 5, 60])
-def test_delayed_labels_respect_budget_and_lose_nothing(stream: SimulatedStream, delay: int) -> None:
+def test_delayed_labels_respect_budget_lose_nothing(stream: SimulatedStream, delay: int) -> None:
     model = cbeal6(stream.budget).fit(stream.X0, stream.y0)
     trace = simulate(model, stream.X_stream, stream.y_stream, delay=delay)
     assert trace.n_acquired <= stream.budget

@@ -33,7 +33,7 @@ def _demo(args: argparse.Namespace) -> int:
     elapsed = time.perf_counter() - start
     final = float(np.mean(model.predict(s.X_test) == s.y_test))
     summ = trace.summary()
-    print(f"cbeal {__version__} demo: {args.preset} with learner {args.learner!r}, seed {args.seed}")
+    print(f"cbeal {__version__} demo: {args.preset}, learner {args.learner!r}, seed {args.seed}")
     print(
         f"stream: n={args.n} (D0 = {s.X0.shape[0]}, stream = {len(trace)}), p={s.X0.shape[1]}, "
         f"positives {args.pc:.0%}, disturbance {args.ds:.0%}, sparsity {args.sp:.0%}"

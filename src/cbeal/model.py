@@ -206,7 +206,8 @@ class StreamLearner(Params):
         self._check_fitted()
         if not isinstance(decision, Decision):
             raise DecisionError(
-                f"decision must be the Decision returned by query_one, got {type(decision).__name__}"
+                "decision must be the Decision returned by query_one, got "
+                f"{type(decision).__name__}"
             )
         if decision.model_token != self._token:
             raise DecisionError(

@@ -62,7 +62,7 @@ class Agent(Params, ABC):
     def advise_one(self, ctx: Context) -> float:
         """Acquisition probability for ``ctx.x`` in [0, 1]; observes the sample."""
 
-    def reward_one(self, advice: float, reward: float, penalty: float) -> None:  # noqa: B027
+    def reward_one(self, advice: float, reward: float, penalty: float) -> None:
         """Learn from the reward of an acquired sample (default: nothing to learn)."""
 
     @property

@@ -75,7 +75,7 @@ class Decision:
 
     @property
     def led_by(self) -> str | None:
-        """``"exploration"`` or ``"exploitation"`` for an acquisition, by weight share; else None."""
+        """Which kind of agents led an acquisition, by weight share (None when skipped)."""
         if not self.acquire:
             return None
         share = self.exploration_share

@@ -96,7 +96,9 @@ class Exp4P(Params):
         if int(self.horizon) < 1:
             raise ValueError(f"horizon T must be ≥ 1, got {self.horizon}")
         if self.confidence not in ("paper", "beygelzimer"):
-            raise ValueError(f"confidence must be 'paper' or 'beygelzimer', got {self.confidence!r}")
+            raise ValueError(
+                f"confidence must be 'paper' or 'beygelzimer', got {self.confidence!r}"
+            )
         T = int(self.horizon)
         if self.p_min is None:
             p_min = math.sqrt(math.log(n_agents) / (K_ARMS * T))

@@ -1,4 +1,4 @@
-"""The policy interface: how a stream model turns a sample's context into an acquisition probability."""
+"""The policy interface: how a stream model turns a context into an acquisition probability."""
 
 from __future__ import annotations
 
@@ -45,10 +45,10 @@ class Policy(Params, ABC):
     def propose(self, ctx: Context) -> Proposal:
         """Observe the sample of `ctx` and return the acquisition probability."""
 
-    def on_decision(self, proposal: Proposal) -> None:  # noqa: B027
+    def on_decision(self, proposal: Proposal) -> None:
         """A decision was drawn from `proposal` (acquired or not)."""
 
-    def on_label(self, proposal: Proposal, reward: float, penalty: float) -> None:  # noqa: B027
+    def on_label(self, proposal: Proposal, reward: float, penalty: float) -> None:
         """The label of an acquisition drawn from `proposal` arrived with `reward`."""
 
     def end_step(self) -> ChartStep | None:

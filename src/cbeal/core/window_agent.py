@@ -31,7 +31,8 @@ class WindowAgent(Agent):
     exact_window: bool
 
     def _check_params(self) -> None:
-        if isinstance(self.window_size, bool) or not isinstance(self.window_size, (int, np.integer)):
+        size = self.window_size
+        if isinstance(size, bool) or not isinstance(size, (int, np.integer)):
             raise ValueError(f"window_size must be a whole number ≥ 2, got {self.window_size!r}")
         if self.window_size < 2:
             raise ValueError(f"window_size must be at least 2, got {self.window_size}")
@@ -69,13 +70,13 @@ class WindowAgent(Agent):
             stat[slot] = row.max() if is_max else row.min()
             return
         slot = w.next
-        stale = None
+        stale: np.ndarray | None = None
         if self.exact_window:
             old = w.dist[:, slot]
             # members whose extreme was attained at the member about to be evicted
-            stale = old >= stat if is_max else old <= stat
-            stale[slot] = False
-            stale = np.flatnonzero(stale)
+            hit = old >= stat if is_max else old <= stat
+            hit[slot] = False
+            stale = np.flatnonzero(hit)
         reduce(stat, d, out=stat)
         w.push(x, d)
         row = w.dist[slot]

@@ -66,11 +66,11 @@ def make_stream(
     if n <= n_initial or n_test % 2:
         raise ValueError("need n > n_initial and an even n_test")
     rng = check_seed(random_state)
-    n_pos = int(round(pc * n))
+    n_pos = round(pc * n)
     n_neg = n - n_pos
     per_class = max(n_pos, n_neg) + n_test // 2
     per_class += per_class % 2  # 2 clusters per class get equal halves
-    n_useless = int(math.floor(sp * p))
+    n_useless = math.floor(sp * p)
     X, y = make_classification(
         n_samples=2 * per_class,
         n_features=p,
@@ -90,11 +90,11 @@ def make_stream(
     half = n_test // 2
     test = rng.permutation(np.concatenate([pos[:half], neg[:half]]))
     train_pos, train_neg = pos[half : half + n_pos], neg[half : half + n_neg]
-    k_pos = max(1, int(round(pc * n_initial)))
+    k_pos = max(1, round(pc * n_initial))
     init = rng.permutation(np.concatenate([train_pos[:k_pos], train_neg[: n_initial - k_pos]]))
     stream = rng.permutation(np.concatenate([train_pos[k_pos:], train_neg[n_initial - k_pos :]]))
     y_stream = y[stream].copy()
-    n_flip = int(round(ds * stream.size))
+    n_flip = round(ds * stream.size)
     if n_flip:
         flip = rng.choice(stream.size, size=n_flip, replace=False)
         y_stream[flip] = 1 - y_stream[flip]
@@ -105,6 +105,6 @@ def make_stream(
         y_stream=y_stream,
         X_test=X[test],
         y_test=y[test],
-        budget=int(math.floor(budget_share * (n - n_initial))),
+        budget=math.floor(budget_share * (n - n_initial)),
         params={"n": n, "pc": pc, "ds": ds, "sp": sp, "p": p, "class_sep": class_sep},
     )
