@@ -23,7 +23,7 @@ def test_exp4p_step_by_hand() -> None:
     s = Exp4P().start(2)
     pm = math.sqrt(math.log(2) / 4000)
     bonus = math.sqrt(math.log(2) / 4000)  # c = ln N, K = 2, T = 2000
-    s.alpha_[:] = [1.0, 3.0]
+    s.alpha_ = np.array([1.0, 3.0])
     advice = np.array([0.8, 0.2])
     mix = (1.0 * 0.8 + 3.0 * 0.2) / 4.0  # 0.35
     P1 = (1 - 2 * pm) * mix + pm
@@ -79,11 +79,10 @@ def chart(**kw: object) -> EWMAChart:
 
 def test_ewma_paper_limits_and_flip_by_hand() -> None:
     c = chart()
-    step = c.step(np.array([1.0, 1.0]))  # t=1: no variance yet, no flip
+    step, _ = c.step([1.0, 1.0])  # t=1: no variance yet, no flip
     assert not step.flipped.any()
     assert c.h == pytest.approx(5.0 * math.exp(1 / 2000))
-    alpha = np.array([3.0, 1.0])
-    step = c.step(alpha)  # t=2: ws = [.75, .25]
+    step, alpha = c.step([3.0, 1.0])  # t=2: ws = [.75, .25]
     var = ((0.5 - 0.625) ** 2 + (0.75 - 0.625) ** 2) / 1  # Welford sample variance
     half = 5.0 * math.exp(1 / 2000) * 0.3 / 1.7 * var  # paper: h λ/(2−λ) s²
     # after the step h has grown once more; the limits of the step itself used `half`
@@ -100,8 +99,8 @@ def test_ewma_paper_limits_and_flip_by_hand() -> None:
 
 def test_ewma_shewhart_limits_wider() -> None:
     c = chart(limits="shewhart")
-    c.step(np.array([1.0, 1.0]))
-    step = c.step(np.array([3.0, 1.0]))
+    c.step([1.0, 1.0])
+    step, _ = c.step([3.0, 1.0])
     var = 0.03125
     half = 5.0 * math.exp(1 / 2000) * math.sqrt(var) * math.sqrt(0.3 / 1.7)  # ≈ 0.371
     np.testing.assert_allclose(c.limit_halfwidth(), [half * math.exp(2 / 2000)] * 2)
@@ -110,8 +109,8 @@ def test_ewma_shewhart_limits_wider() -> None:
 
 def test_ewma_no_reset_keeps_z() -> None:
     c = chart(reset_after_flip=False)
-    c.step(np.array([1.0, 1.0]))
-    c.step(np.array([3.0, 1.0]))
+    c.step([1.0, 1.0])
+    c.step([3.0, 1.0])
     np.testing.assert_allclose(c.z, [0.575, 0.425])
 
 
@@ -120,8 +119,8 @@ def test_flip_floor_and_scope_all() -> None:
         3, lam=1.0, h=1e-9, horizon=2000, gamma=0.0, limits="paper", flip_scope="all",
         reset_after_flip=True,
     )
-    c3.step(np.array([1.0, 1.0, 1.0]))
-    step = c3.step(np.array([97.0, 2.0, 1.0]))  # α^s = .97, .02, .01; μ = 1/3
+    c3.step([1.0, 1.0, 1.0])
+    step, _ = c3.step([97.0, 2.0, 1.0])  # α^s = .97, .02, .01; μ = 1/3
     assert step.flipped.all()
     # agent 1: 2μ − .97 < 0 -> floored at 1e-6 μ; then all renormalised
     raw = np.array([1e-6 / 3, 2 / 3 - 0.02, 2 / 3 - 0.01])
@@ -133,13 +132,13 @@ def test_h_growth_stops_flips() -> None:
     rng = np.random.default_rng(0)
     flips = []
     for _ in range(600):
-        flips.append(c.step(rng.uniform(0.5, 1.5, size=2)).flipped.any())
+        flips.append(c.step(rng.uniform(0.5, 1.5, size=2).tolist())[0].flipped.any())
     assert any(flips[:100]) and not any(flips[300:])
 
 
 def test_plain_exp4p_never_flips() -> None:
     s = Exp4P(ewma=False).start(2)
-    s.alpha_[:] = [100.0, 1.0]
+    s.alpha_ = np.array([100.0, 1.0])
     step = s.chart_step()
     assert not step.flipped.any()
     np.testing.assert_allclose(step.weights_after, [100 / 101, 1 / 101])

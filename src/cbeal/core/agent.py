@@ -26,7 +26,7 @@ class Context:
     def __init__(self, x: np.ndarray, proba: np.ndarray) -> None:
         self.x = x
         self.proba = proba
-        self.y_index = int(np.argmax(proba))
+        self.y_index = int(proba.argmax())
         self.certainty = float(proba[self.y_index])
 
     def __repr__(self) -> str:

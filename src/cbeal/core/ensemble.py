@@ -11,6 +11,7 @@ from cbeal.core.agent import Agent, Context
 from cbeal.core.ewma import ChartStep
 from cbeal.core.exp4p import Exp4P
 from cbeal.core.policy import Policy, Proposal
+from cbeal.core.window_agent import WindowAgent, WindowGroup
 
 __all__ = ["AgentEnsemble", "name_agents"]
 
@@ -79,13 +80,32 @@ class AgentEnsemble(Policy):
             # ε = 1 leaves the skip arm a propensity of 0 in the Exp4.P update
             raise ValueError(f"epsilon must be in [0, 1), got {self.epsilon}")
         self.agents_ = [(n, a.clone().fit(X0)) for n, a in name_agents(self.agents)]
+        self._plan(X0)
         self.solver_ = (self.solver.clone() if self.solver is not None else Exp4P()).start(
             len(self.agents_)
         )
         return self
 
+    def _plan(self, X0: np.ndarray) -> None:
+        # Window agents of the same metric share one distance computation per sample.
+        by_metric: dict[str, list[int]] = {}
+        for i, (_, agent) in enumerate(self.agents_):
+            if isinstance(agent, WindowAgent):
+                by_metric.setdefault(agent.metric, []).append(i)
+        self._groups = [
+            (idx, WindowGroup([self.agents_[i][1] for i in idx], X0))  # type: ignore[misc]
+            for idx in by_metric.values()
+            if len(idx) > 1
+        ]
+        grouped = {i for idx, _ in self._groups for i in idx}
+        self._solo = [(i, a) for i, (_, a) in enumerate(self.agents_) if i not in grouped]
+
     def propose(self, ctx: Context) -> Proposal:
-        advice = np.array([agent.advise_one(ctx) for _, agent in self.agents_])
+        advice = np.empty(len(self.agents_))
+        for idx, group in self._groups:
+            advice[idx] = group.advise(ctx.x)
+        for i, agent in self._solo:
+            advice[i] = agent.advise_one(ctx)
         p = self.solver_.distribution(advice)
         eps = float(self.epsilon)
         p = (1.0 - eps) * p + eps

@@ -111,7 +111,7 @@ class Exp4P(Params):
         self.n_agents_ = n_agents
         self.p_min_ = p_min
         self.bonus_ = math.sqrt(c / (K_ARMS * T))
-        self.alpha_ = np.ones(n_agents)
+        self._alpha = [1.0] * n_agents
         self.t_ = 0
         self.chart_: EWMAChart | None = None
         if self.ewma:
@@ -127,27 +127,46 @@ class Exp4P(Params):
             )
         return self
 
+    # The weights live in a list of floats: with a handful of agents, plain float
+    # arithmetic is several times faster than numpy calls on tiny arrays.
+    @property
+    def alpha_(self) -> np.ndarray:
+        """The raw decision powers ``α`` (a copy)."""
+        return np.array(self._alpha)
+
+    @alpha_.setter
+    def alpha_(self, value: np.ndarray) -> None:
+        self._alpha = [float(v) for v in value]
+
     def weights(self) -> np.ndarray:
         """Standardized weights ``α^s = α / Σα``."""
-        return self.alpha_ / self.alpha_.sum()
+        total = sum(self._alpha)
+        return np.array([a / total for a in self._alpha])
 
     def distribution(self, advice: np.ndarray) -> float:
         """Probability of the acquire arm, ``P_1`` (the skip arm has ``1 − P_1``)."""
-        mix = float(self.alpha_ @ advice) / float(self.alpha_.sum())
+        alpha = self._alpha
+        mix = sum(a * x for a, x in zip(alpha, advice.tolist(), strict=True)) / sum(alpha)
         return (1.0 - K_ARMS * self.p_min_) * mix + self.p_min_
 
     def update_decision(self, advice: np.ndarray, p_acquire: float) -> None:
         """Apply the ``v̂`` factor with the propensities ``[p_acquire, 1 − p_acquire]`` used."""
-        v_hat = advice / p_acquire + (1.0 - advice) / (1.0 - p_acquire)
-        self.alpha_ *= np.exp((0.5 * self.p_min_ * self.bonus_) * v_hat)
+        k = 0.5 * self.p_min_ * self.bonus_
+        p1, p2 = p_acquire, 1.0 - p_acquire
+        self._alpha = [
+            a * math.exp(k * (x / p1 + (1.0 - x) / p2))
+            for a, x in zip(self._alpha, advice.tolist(), strict=True)
+        ]
         self._keep_finite()
 
     def update_reward(self, advice: np.ndarray, p_acquire: float, reward: float) -> None:
         """Apply the ``ĝ`` factor for reward `reward` of the acquire arm drawn with `p_acquire`."""
         if reward == 0.0:
             return
-        g_hat = advice * (reward / p_acquire)
-        self.alpha_ *= np.exp((0.5 * self.p_min_) * g_hat)
+        k = 0.5 * self.p_min_ * reward / p_acquire
+        self._alpha = [
+            a * math.exp(k * x) for a, x in zip(self._alpha, advice.tolist(), strict=True)
+        ]
         self._keep_finite()
 
     def chart_step(self) -> ChartStep:
@@ -156,14 +175,17 @@ class Exp4P(Params):
         if self.chart_ is None:
             w = self.weights()
             return ChartStep(w, w.copy(), np.zeros(self.n_agents_, dtype=bool))
-        return self.chart_.step(self.alpha_)
+        step, self._alpha = self.chart_.step(self._alpha)
+        return step
 
     def _keep_finite(self) -> None:
         # Decisions depend only on weight ratios; rescale before over/underflow. The floor
         # keeps every weight positive (a weight 1e-250 times the total has no influence on
         # any float64 decision, but 0 could never recover).
-        total = self.alpha_.sum()
+        total = sum(self._alpha)
         if not 1e-100 <= total <= 1e100:
-            self.alpha_ /= total
+            self._alpha = [a / total for a in self._alpha]
             total = 1.0
-        np.maximum(self.alpha_, total * 1e-250, out=self.alpha_)
+        floor = total * 1e-250
+        if min(self._alpha) < floor:
+            self._alpha = [max(a, floor) for a in self._alpha]

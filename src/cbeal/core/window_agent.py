@@ -9,7 +9,7 @@ import numpy as np
 from cbeal.core.agent import Agent, Context
 from cbeal.core.window import METRICS, DistanceWindow
 
-__all__ = ["WindowAgent"]
+__all__ = ["WindowAgent", "WindowGroup"]
 
 
 class WindowAgent(Agent):
@@ -48,9 +48,12 @@ class WindowAgent(Agent):
             self._observe(x, self.window_.distances(x))
 
     def advise_one(self, ctx: Context) -> float:
-        d = self.window_.distances(ctx.x)
+        return self.advise_given(ctx.x, self.window_.distances(ctx.x))
+
+    def advise_given(self, x: np.ndarray, d: np.ndarray) -> float:
+        """Advise on `x` whose distances to the members (by slot) are `d`; observes `x`."""
         p = self._score(d)
-        self._observe(ctx.x, d)
+        self._observe(x, d)
         return p
 
     def _score(self, d: np.ndarray) -> float:
@@ -61,26 +64,79 @@ class WindowAgent(Agent):
         w = self.window_
         stat = self.stat_
         is_max = self._extreme == "max"
-        reduce = np.maximum if is_max else np.minimum
         size = w.size
         if size < w.capacity:
-            reduce(stat[:size], d, out=stat[:size])
+            (np.maximum if is_max else np.minimum)(stat[:size], d, out=stat[:size])
             slot = w.push(x, d)
             row = w.dist[slot]  # unused cells hold the neutral fill value
             stat[slot] = row.max() if is_max else row.min()
             return
+        # Full window: x replaces the oldest member, in its slot.
         slot = w.next
-        stale: np.ndarray | None = None
+        D = w.dist
+        n_stale = 0
         if self.exact_window:
-            old = w.dist[:, slot]
+            old = D[slot]  # distances to the member leaving (row = column: D is symmetric)
             # members whose extreme was attained at the member about to be evicted
             hit = old >= stat if is_max else old <= stat
             hit[slot] = False
-            stale = np.flatnonzero(hit)
-        reduce(stat, d, out=stat)
-        w.push(x, d)
-        row = w.dist[slot]
+            n_stale = np.count_nonzero(hit)
+        (np.maximum if is_max else np.minimum)(stat, d, out=stat)
+        w.points[slot] = x
+        row = D[slot]
+        row[:] = d
+        row[slot] = w.fill
+        D[:, slot] = row
+        w.next = slot + 1 if slot + 1 < w.capacity else 0
         stat[slot] = row.max() if is_max else row.min()
-        if stale is not None and stale.size:
-            rows = w.dist[stale]
+        if n_stale:
+            stale = np.flatnonzero(hit)
+            rows = D[stale]
             stat[stale] = rows.max(axis=1) if is_max else rows.min(axis=1)
+
+
+class WindowGroup:
+    """Window agents of one metric sharing a single distance computation per sample.
+
+    Every agent's window is a suffix of the stream, so one buffer of the last ``L_max``
+    samples holds all of them: the distances from a new sample to that buffer are computed
+    once and each agent reads its own members through ``slot_map`` (agent slot -> buffer
+    slot). Decisions are the same as with the agents computing their own distances.
+    """
+
+    def __init__(self, agents: list[WindowAgent], X0: np.ndarray) -> None:
+        self.agents = agents
+        self.metric = agents[0].metric
+        capacity = max(a.window_.capacity for a in agents)
+        self.buffer = DistanceWindow(capacity, X0.shape[1], self.metric, 0.0)
+        self.count = 0
+        for x in X0[-capacity:]:
+            self._push(x)
+        self.slot_maps = []
+        for a in agents:
+            # the agent's window holds the last `size` inputs of D0, in slots 0 … size-1
+            size = a.window_.size
+            self.slot_maps.append(
+                np.array([(self.count - size + k) % capacity for k in range(a.window_.capacity)])
+            )
+
+    def _push(self, x: np.ndarray) -> None:
+        buf = self.buffer
+        buf.points[buf.next] = x
+        buf.size = min(buf.size + 1, buf.capacity)
+        buf.next = (buf.next + 1) % buf.capacity
+        self.count += 1
+
+    def advise(self, x: np.ndarray) -> list[float]:
+        """Advice of every agent of the group on `x`; all windows slide."""
+        buf = self.buffer
+        d_all = METRICS[self.metric](buf.points[: buf.size], x)
+        slot_new = buf.next
+        out = []
+        for agent, slot_map in zip(self.agents, self.slot_maps, strict=True):
+            w = agent.window_
+            slot = w.next
+            out.append(agent.advise_given(x, d_all[slot_map[: w.size]]))
+            slot_map[slot] = slot_new
+        self._push(x)
+        return out
