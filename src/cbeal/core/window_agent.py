@@ -80,7 +80,7 @@ class WindowAgent(Agent):
             # members whose extreme was attained at the member about to be evicted
             hit = old >= stat if is_max else old <= stat
             hit[slot] = False
-            n_stale = np.count_nonzero(hit)
+            n_stale = int(np.count_nonzero(hit))
         (np.maximum if is_max else np.minimum)(stat, d, out=stat)
         w.points[slot] = x
         row = D[slot]
