@@ -107,7 +107,7 @@ class StreamLearner(Params):
         rng = check_seed(self.random_state)
         learner = LearnerAdapter(self.estimator, classes, int(rng.integers(2**31 - 1)))
         learner.fit(X, y_index, warn=True)
-        policy = self._make_policy().start(X)
+        policy = self._make_policy().start(X, rng)
 
         self.classes_ = classes
         self.n_features_in_ = X.shape[1]
@@ -169,7 +169,7 @@ class StreamLearner(Params):
         else:
             p, reason = prop.p_acquire, "drawn"
             acquire = bool(self._rng.random() < p)
-            self.policy_.on_decision(prop)
+            self.policy_.on_decision(prop, acquire)
             self._step_open = True
             if acquire:
                 self.budget_used_ += 1

@@ -75,7 +75,7 @@ class AgentEnsemble(Policy):
     def named_agents(self) -> list[tuple[str, Agent]]:
         return self.agents_
 
-    def start(self, X0: np.ndarray) -> AgentEnsemble:
+    def start(self, X0: np.ndarray, rng: np.random.Generator | None = None) -> AgentEnsemble:
         if not 0.0 <= float(self.epsilon) < 1.0:
             # ε = 1 leaves the skip arm a propensity of 0 in the Exp4.P update
             raise ValueError(f"epsilon must be in [0, 1), got {self.epsilon}")
@@ -111,7 +111,7 @@ class AgentEnsemble(Policy):
         p = (1.0 - eps) * p + eps
         return Proposal(p_acquire=p, advice=advice, weights=self.solver_.weights())
 
-    def on_decision(self, proposal: Proposal) -> None:
+    def on_decision(self, proposal: Proposal, acquired: bool) -> None:
         self.solver_.update_decision(proposal.advice, proposal.p_acquire)
 
     def on_label(self, proposal: Proposal, reward: float, penalty: float) -> None:

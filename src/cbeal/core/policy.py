@@ -33,8 +33,11 @@ class Policy(Params, ABC):
     """
 
     @abstractmethod
-    def start(self, X0: np.ndarray) -> Policy:
-        """Reset for a new stream whose initial labelled inputs are `X0`."""
+    def start(self, X0: np.ndarray, rng: np.random.Generator | None = None) -> Policy:
+        """Reset for a new stream whose initial labelled inputs are `X0`.
+
+        `rng` is the model's generator, for policies that draw random numbers of their own.
+        """
 
     @property
     @abstractmethod
@@ -45,8 +48,8 @@ class Policy(Params, ABC):
     def propose(self, ctx: Context) -> Proposal:
         """Observe the sample of `ctx` and return the acquisition probability."""
 
-    def on_decision(self, proposal: Proposal) -> None:
-        """A decision was drawn from `proposal` (acquired or not)."""
+    def on_decision(self, proposal: Proposal, acquired: bool) -> None:
+        """A decision was drawn from `proposal`; `acquired` tells which arm."""
 
     def on_label(self, proposal: Proposal, reward: float, penalty: float) -> None:
         """The label of an acquisition drawn from `proposal` arrived with `reward`."""

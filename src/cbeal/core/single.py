@@ -39,7 +39,9 @@ class SingleAgentPolicy(Policy):
     def named_agents(self) -> list[tuple[str, Agent]]:
         return [(self.name_, self.agent_)]
 
-    def start(self, X0: np.ndarray) -> SingleAgentPolicy:
+    def start(
+        self, X0: np.ndarray, rng: np.random.Generator | None = None
+    ) -> SingleAgentPolicy:
         if not isinstance(self.agent, Agent):
             raise TypeError(f"agent must be a cbeal Agent, got {type(self.agent).__name__}")
         if not 0.0 <= float(self.epsilon) <= 1.0:
