@@ -15,6 +15,7 @@ import pytest
 from sklearn.linear_model import LogisticRegression
 
 import cbeal
+import cbeal.baselines
 import cbeal.core
 from cbeal import CbeAL, SingleAgentLearner, make_stream
 from cbeal.core import Agent, AgentEnsemble, Context, Exp4P, Params, SingleAgentPolicy
@@ -24,7 +25,7 @@ SRC = Path(cbeal.__file__).parent
 
 def _concrete(base: type) -> list[type]:
     found = {}
-    for mod in (cbeal, cbeal.core):
+    for mod in (cbeal, cbeal.core, cbeal.baselines):
         for name in mod.__all__:
             obj = getattr(mod, name)
             if (
@@ -45,7 +46,13 @@ def example(cls: type) -> Any:
     if issubclass(cls, Agent):
         params = {"LowDensityAgent": {"window_size": 30, "sparsity_fraction": 0.02},
                   "SpaceFillingAgent": {"window_size": 25},
-                  "ReinforcedAgent": {"theta0": 0.8, "eta": 0.02}}[cls.__name__]
+                  "ReinforcedAgent": {"theta0": 0.8, "eta": 0.02},
+                  "RandomAgent": {"rate": 0.2},
+                  "UncertaintyAgent": {"threshold": 0.8},
+                  "VariableUncertaintyAgent": {"budget_fraction": 0.2},
+                  "SplitAgent": {"budget_fraction": 0.2, "random_share": 0.5},
+                  "DBALStreamAgent": {"budget_fraction": 0.2, "window_size": 50},
+                  "QBCPYPAgent": {"discount": 0.3}}[cls.__name__]
         return cls(**params)
     if cls is Exp4P:
         return Exp4P(horizon=500, limits="shewhart")
@@ -116,15 +123,16 @@ def _feed(agent: Agent, X: np.ndarray) -> list[float]:
 def test_agent_protocol_pickle_and_determinism(cls: type) -> None:
     X = make_stream(n=200, random_state=0).X_stream
     agent = example(cls)
-    assert agent.fit(X[:20]) is agent
-    assert agent.kind in ("exploration", "exploitation")
+    y0 = np.arange(20) % 2
+    assert agent.fit(X[:20], np.random.default_rng(0), y0) is agent
+    assert agent.kind in ("exploration", "exploitation", "hybrid")
     head = _feed(agent, X[20:100])
     assert all(0.0 <= p <= 1.0 for p in head)
     copy = pickle.loads(pickle.dumps(agent))
     assert _feed(copy, X[100:]) == _feed(agent, X[100:])
-    again = example(cls).fit(X[:20])
-    assert _feed(again, X[20:100]) == head
-    refit = agent.fit(X[:20])  # fit resets all state
+    again = example(cls).fit(X[:20], np.random.default_rng(0), y0)
+    assert _feed(again, X[20:100]) == head  # seeded: same draws, same advice
+    refit = agent.fit(X[:20], np.random.default_rng(0), y0)  # fit resets all state
     assert _feed(refit, X[20:100]) == head
 
 

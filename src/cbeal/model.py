@@ -107,7 +107,7 @@ class StreamLearner(Params):
         rng = check_seed(self.random_state)
         learner = LearnerAdapter(self.estimator, classes, int(rng.integers(2**31 - 1)))
         learner.fit(X, y_index, warn=True)
-        policy = self._make_policy().start(X, rng)
+        policy = self._make_policy().start(X, rng, y_index)
 
         self.classes_ = classes
         self.n_features_in_ = X.shape[1]
@@ -234,7 +234,7 @@ class StreamLearner(Params):
             raise
         reward = float(self.reward) if yi != rec.y_index else float(self.penalty)
         del self._pending[decision.id]
-        self.policy_.on_label(rec.proposal, reward, float(self.penalty))
+        self.policy_.on_label(rec.proposal, reward, float(self.penalty), rec.x, yi)
         self._pool_X.append(rec.x)
         self._pool_y.append(yi)
         self.n_labels_ += 1

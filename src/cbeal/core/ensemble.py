@@ -75,11 +75,16 @@ class AgentEnsemble(Policy):
     def named_agents(self) -> list[tuple[str, Agent]]:
         return self.agents_
 
-    def start(self, X0: np.ndarray, rng: np.random.Generator | None = None) -> AgentEnsemble:
+    def start(
+        self,
+        X0: np.ndarray,
+        rng: np.random.Generator | None = None,
+        y0: np.ndarray | None = None,
+    ) -> AgentEnsemble:
         if not 0.0 <= float(self.epsilon) < 1.0:
             # ε = 1 leaves the skip arm a propensity of 0 in the Exp4.P update
             raise ValueError(f"epsilon must be in [0, 1), got {self.epsilon}")
-        self.agents_ = [(n, a.clone().fit(X0)) for n, a in name_agents(self.agents)]
+        self.agents_ = [(n, a.clone().fit(X0, rng, y0)) for n, a in name_agents(self.agents)]
         self._plan(X0)
         self.solver_ = (self.solver.clone() if self.solver is not None else Exp4P()).start(
             len(self.agents_)
@@ -113,11 +118,16 @@ class AgentEnsemble(Policy):
 
     def on_decision(self, proposal: Proposal, acquired: bool) -> None:
         self.solver_.update_decision(proposal.advice, proposal.p_acquire)
+        for (_, agent), a in zip(self.agents_, proposal.advice, strict=True):
+            agent.decided_one(float(a), acquired)
 
-    def on_label(self, proposal: Proposal, reward: float, penalty: float) -> None:
+    def on_label(
+        self, proposal: Proposal, reward: float, penalty: float, x: np.ndarray, y_index: int
+    ) -> None:
         self.solver_.update_reward(proposal.advice, proposal.p_acquire, reward)
         for (_, agent), a in zip(self.agents_, proposal.advice, strict=True):
             agent.reward_one(float(a), reward, penalty)
+            agent.label_one(x, y_index)
 
     def end_step(self) -> ChartStep:
         return self.solver_.chart_step()

@@ -33,8 +33,13 @@ class Policy(Params, ABC):
     """
 
     @abstractmethod
-    def start(self, X0: np.ndarray, rng: np.random.Generator | None = None) -> Policy:
-        """Reset for a new stream whose initial labelled inputs are `X0`.
+    def start(
+        self,
+        X0: np.ndarray,
+        rng: np.random.Generator | None = None,
+        y0: np.ndarray | None = None,
+    ) -> Policy:
+        """Reset for a new stream whose initial labelled set is `X0` (class indices `y0`).
 
         `rng` is the model's generator, for policies that draw random numbers of their own.
         """
@@ -51,8 +56,10 @@ class Policy(Params, ABC):
     def on_decision(self, proposal: Proposal, acquired: bool) -> None:
         """A decision was drawn from `proposal`; `acquired` tells which arm."""
 
-    def on_label(self, proposal: Proposal, reward: float, penalty: float) -> None:
-        """The label of an acquisition drawn from `proposal` arrived with `reward`."""
+    def on_label(
+        self, proposal: Proposal, reward: float, penalty: float, x: np.ndarray, y_index: int
+    ) -> None:
+        """The label (class index `y_index`) of acquisition `x` arrived with `reward`."""
 
     def end_step(self) -> ChartStep | None:
         """Close the step; a bandit policy returns its chart step."""

@@ -40,13 +40,16 @@ class SingleAgentPolicy(Policy):
         return [(self.name_, self.agent_)]
 
     def start(
-        self, X0: np.ndarray, rng: np.random.Generator | None = None
+        self,
+        X0: np.ndarray,
+        rng: np.random.Generator | None = None,
+        y0: np.ndarray | None = None,
     ) -> SingleAgentPolicy:
         if not isinstance(self.agent, Agent):
             raise TypeError(f"agent must be a cbeal Agent, got {type(self.agent).__name__}")
         if not 0.0 <= float(self.epsilon) <= 1.0:
             raise ValueError(f"epsilon must be in [0, 1], got {self.epsilon}")
-        self.agent_ = self.agent.clone().fit(X0)
+        self.agent_ = self.agent.clone().fit(X0, rng, y0)
         self.name_ = self.name or type(self.agent).__name__
         return self
 
@@ -55,5 +58,11 @@ class SingleAgentPolicy(Policy):
         eps = float(self.epsilon)
         return Proposal(p_acquire=(1.0 - eps) * p + eps, advice=np.array([p]), weights=_ONE)
 
-    def on_label(self, proposal: Proposal, reward: float, penalty: float) -> None:
+    def on_decision(self, proposal: Proposal, acquired: bool) -> None:
+        self.agent_.decided_one(float(proposal.advice[0]), acquired)
+
+    def on_label(
+        self, proposal: Proposal, reward: float, penalty: float, x: np.ndarray, y_index: int
+    ) -> None:
         self.agent_.reward_one(float(proposal.advice[0]), reward, penalty)
+        self.agent_.label_one(x, y_index)

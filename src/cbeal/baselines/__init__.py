@@ -1,0 +1,23 @@
+"""The paper's benchmark strategies and Žliobaitė's, as agents (numpy only).
+
+Run one with :class:`cbeal.SingleAgentLearner` (``epsilon=0``) to get the paper's rows RS,
+US, DBALStream and QBC-PYP, plus the extra baselines VariableUncertainty and Split.
+"""
+
+from cbeal.baselines.dbal_stream import DBALStreamAgent
+from cbeal.baselines.qbc_pyp import QBCPYPAgent
+from cbeal.baselines.simple import (
+    RandomAgent,
+    SplitAgent,
+    UncertaintyAgent,
+    VariableUncertaintyAgent,
+)
+
+__all__ = [
+    "DBALStreamAgent",
+    "QBCPYPAgent",
+    "RandomAgent",
+    "SplitAgent",
+    "UncertaintyAgent",
+    "VariableUncertaintyAgent",
+]
