@@ -1,0 +1,19 @@
+"""Reproduction of the paper's simulation study: scenarios, methods, runner, tables."""
+
+from cbeal.experiments.methods import METHODS, Method
+from cbeal.experiments.runner import RunConfig, collect, run_grid, run_task
+from cbeal.experiments.scenarios import GENERATORS, SCENARIOS, Generator, Scenario, scenario
+
+__all__ = [
+    "GENERATORS",
+    "METHODS",
+    "SCENARIOS",
+    "Generator",
+    "Method",
+    "RunConfig",
+    "Scenario",
+    "collect",
+    "run_grid",
+    "run_task",
+    "scenario",
+]
