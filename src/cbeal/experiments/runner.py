@@ -195,7 +195,7 @@ def collect(out: Path, cfg: RunConfig) -> Path:
     """Gather the per-task files of `cfg` into one CSV (``results_<generator>_<learner>.csv``)."""
     import pandas as pd
 
-    rows = []
+    rows: list[dict[str, Any]] = []
     for s in cfg.scenarios:
         for r in range(cfg.replications):
             path = _task_path(out, cfg, s, r)

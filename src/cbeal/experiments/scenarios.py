@@ -67,7 +67,7 @@ class Scenario:
 
 
 def _grid() -> tuple[Scenario, ...]:
-    out = []
+    out: list[Scenario] = []
     for ds in (0.0, 0.03):
         for pc in (0.10, 0.05):
             for sp in (0.30, 0.70):
