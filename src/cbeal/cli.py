@@ -56,6 +56,22 @@ def _demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _reproduce(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from cbeal.experiments.profiles import reproduce
+
+    gens = tuple(args.generators.split(",")) if args.generators else None
+    result = reproduce(args.profile, Path(args.out), learner=args.learner, generators=gens,
+                       n_jobs=args.jobs, backend=args.backend, progress=args.progress)
+    for gen, info in result.items():
+        print(f"generator {gen}: {info['seconds']:.0f} s; tables in "
+              f"{Path(args.out) / f'tables_{gen}_{args.learner}' / 'tables.md'}")
+        for claim, (won, total) in info["tables"]["wins"].items():
+            print(f"  {claim}: {won}/{total}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cbeal", description=__doc__)
     parser.add_argument("--version", action="version", version=f"cbeal {__version__}")
@@ -70,6 +86,16 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--seed", type=int, default=0)
     demo.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
     demo.set_defaults(func=_demo)
+
+    rep = sub.add_parser("reproduce", help="reproduce the paper's simulation study")
+    rep.add_argument("--profile", choices=("quick", "paper"), default="quick")
+    rep.add_argument("--out", default="reproduction", help="output folder (resumable)")
+    rep.add_argument("--learner", default="svm")
+    rep.add_argument("--generators", default=None, help="e.g. v1,v2 (default: the profile's)")
+    rep.add_argument("--jobs", type=int, default=-1, help="parallel workers (-1: all cores)")
+    rep.add_argument("--backend", default="loky", help="joblib backend: loky, dask or ray")
+    rep.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True)
+    rep.set_defaults(func=_reproduce)
     return parser
 
 

@@ -54,11 +54,16 @@ class Scenario:
         key = f"{self.id}/{replication}/{generator}".encode()
         return zlib.crc32(key)
 
-    def data(self, replication: int, generator: str = "v1") -> SimulatedStream:
-        """The data set of one replication; every method sees this same data set."""
-        gen = GENERATORS[generator]
+    def data(
+        self, replication: int, generator: str = "v1", *, class_sep: float | None = None
+    ) -> SimulatedStream:
+        """The data set of one replication; every method sees this same data set.
+
+        `class_sep` overrides the generator's value (used only to calibrate a generator).
+        """
+        sep = GENERATORS[generator].class_sep if class_sep is None else class_sep
         return make_stream(
-            n=self.n, pc=self.pc, ds=self.ds, sp=self.sp, p=self.p, class_sep=gen.class_sep,
+            n=self.n, pc=self.pc, ds=self.ds, sp=self.sp, p=self.p, class_sep=sep,
             random_state=np.random.SeedSequence(self.seed(replication, generator)),
         )
 
