@@ -48,7 +48,7 @@ def plot_weights(trace: Trace, ax: Any = None, *, which: str = "after", title: s
 def plot_acquisitions(traces: Mapping[str, Trace], ax: Any = None, *, title: str = "") -> Any:
     """One row of bars per method: when it asked for labels (dark: the sample was positive)."""
     ax = _axes(ax)
-    for row, (name, tr) in enumerate(traces.items()):
+    for row, tr in enumerate(traces.values()):
         t = np.flatnonzero(tr.acquired)
         pos = np.asarray(tr.y_true[t] == tr.y_true.max())
         ax.vlines(t[~pos], row - 0.35, row + 0.35, color="tab:blue", lw=0.8)

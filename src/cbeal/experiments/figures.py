@@ -45,7 +45,8 @@ def figure_toy(path: Path, seed: int = 0) -> None:
         assert method.build is not None
         model = method.build(LogisticRegression(), data.budget, data.X_stream.shape[0], seed)
         model.fit(data.X0, data.y0)
-        bounds, acquired = [], []
+        bounds: list[tuple[int, np.ndarray, float]] = []
+        acquired: list[int] = []
         for start in range(0, data.X_stream.shape[0], 100):
             sl = slice(start, start + 100)
             tr = simulate(model, data.X_stream[sl], data.y_stream[sl])
