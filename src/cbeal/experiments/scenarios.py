@@ -29,11 +29,13 @@ class Generator:
 
 GENERATORS: dict[str, Generator] = {
     "v1": Generator("v1", 1.0, "make_classification default class_sep = 1.0"),
+    # Calibrated by cbeal.experiments.calibrate (bisection, PlattSVC, 3 replications per
+    # scenario, All Training Data only): class_sep 0.9219 -> 78.47 % (paper 78.5 %).
     "v2": Generator(
         "v2",
-        1.3,
+        0.92,
         "class_sep chosen so that the grid-average All-Training-Data accuracy matches the "
-        "paper's 78.5 %; calibrated on the Initial / All Training Data rows only",
+        "paper's 78.5 %; calibrated on the All Training Data row only",
     ),
 }
 
