@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import platform
 import statistics
-import subprocess
 import time
 import warnings
 from collections.abc import Callable
@@ -26,6 +25,7 @@ import numpy as np
 
 import cbeal
 from cbeal import CbeAL, make_stream, simulate
+from cbeal.experiments.runner import git_sha
 from cbeal.learners.registry import make_learner
 
 OUT = Path(__file__).parent / "results" / "stream.md"
@@ -122,15 +122,6 @@ def skactiveml_end_to_end(learner: str, repeats: int) -> tuple[float, int]:
         count["n"] = n
 
     return median_time(run, repeats), count["n"]
-
-
-def git_sha() -> str:
-    try:
-        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                             text=True, check=True, cwd=Path(__file__).parent)
-        return out.stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 def main() -> None:

@@ -33,7 +33,6 @@ from cbeal.core import (
     Policy,
     Proposal,
     SingleAgentPolicy,
-    UnknownLabelError,
     preset_agents,
 )
 from cbeal.core.agent import Agent
@@ -228,10 +227,7 @@ class StreamLearner(Params):
                 f"x is not the sample of decision #{decision.id}; pass the sample the decision "
                 "was made for together with its label."
             )
-        try:
-            yi = label_index(self.classes_, y)
-        except UnknownLabelError:
-            raise
+        yi = label_index(self.classes_, y)
         reward = float(self.reward) if yi != rec.y_index else float(self.penalty)
         del self._pending[decision.id]
         self.policy_.on_label(rec.proposal, reward, float(self.penalty), rec.x, yi)
