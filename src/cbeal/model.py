@@ -115,6 +115,8 @@ class StreamLearner(Params):
         self.t_ = 0
         self.n_labels_ = 0
         self.policy_ = policy
+        self._names = tuple(n for n, _ in policy.named_agents)
+        self._kinds = tuple(a.kind for _, a in policy.named_agents)
         self.last_step_: ChartStep | None = None
         self._rng = rng
         self._learner = learner
@@ -174,15 +176,14 @@ class StreamLearner(Params):
                 self.budget_used_ += 1
                 self._pending[t] = _Pending(x, prop, ctx.y_index)
         self.t_ = t + 1
-        names = self.policy_.named_agents
         return Decision(
             id=t,
             acquire=acquire,
             p_acquire=float(p),
             advice=prop.advice,
             weights=prop.weights,
-            agent_names=tuple(n for n, _ in names),
-            agent_kinds=tuple(a.kind for _, a in names),
+            agent_names=self._names,
+            agent_kinds=self._kinds,
             y_pred=self.classes_[ctx.y_index],
             proba=proba,
             certainty=ctx.certainty,
@@ -290,7 +291,7 @@ class StreamLearner(Params):
     @property
     def agent_names(self) -> tuple[str, ...]:
         self._check_fitted()
-        return tuple(n for n, _ in self.policy_.named_agents)
+        return self._names
 
     # ------------------------------------------------------------------ persistence
     def save(self, path: str | os.PathLike[str]) -> Path:
