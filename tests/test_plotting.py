@@ -1,0 +1,62 @@
+"""The plots draw what the trace holds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+import numpy as np
+import pytest
+from sklearn.linear_model import LogisticRegression
+
+from cbeal import CbeAL, make_stream, simulate
+from cbeal.plotting import (
+    plot_acquisitions,
+    plot_budget,
+    plot_cumulative_reward,
+    plot_decision_boundaries,
+    plot_weights,
+)
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+
+
+@pytest.fixture(scope="module")
+def trace() -> object:
+    s = make_stream(n=300, random_state=0)
+    model = CbeAL.from_preset("CBEAL-6", estimator=LogisticRegression(), budget=28,
+                              random_state=0).fit(s.X0, s.y0)
+    return simulate(model, s.X_stream, s.y_stream)
+
+
+def test_weights_one_line_per_agent(trace: object, tmp_path: Path) -> None:
+    ax = plot_weights(trace)  # type: ignore[arg-type]
+    lines = [ln for ln in ax.get_lines() if ln.get_label() in trace.agent_names]  # type: ignore[attr-defined]
+    assert len(lines) == 6
+    np.testing.assert_allclose(lines[4].get_ydata(), trace.weights_after[:, 4])  # type: ignore[attr-defined]
+    ax.figure.savefig(tmp_path / "w.png")
+    assert (tmp_path / "w.png").stat().st_size > 1000
+    plt.close("all")
+
+
+def test_acquisitions_bars_and_reward(trace: object) -> None:
+    ax = plot_acquisitions({"a": trace, "b": trace})  # type: ignore[dict-item]
+    n_bars = sum(len(c.get_segments()) for c in ax.collections)
+    assert n_bars == 2 * trace.n_acquired  # type: ignore[attr-defined]
+    ax = plot_cumulative_reward({"x": trace})  # type: ignore[dict-item]
+    np.testing.assert_allclose(ax.get_lines()[0].get_ydata(), np.cumsum(trace.reward))  # type: ignore[attr-defined]
+    ax = plot_budget(trace)  # type: ignore[arg-type]
+    assert ax.get_lines()[0].get_ydata()[-1] == trace.n_acquired  # type: ignore[attr-defined]
+    plt.close("all")
+
+
+def test_decision_boundaries() -> None:
+    X = np.array([[0.0, 0.0], [1.0, 1.0], [2.0, 0.5]])
+    y = np.array([0, 1, 1])
+    ax = plot_decision_boundaries(X, y, [(100, np.array([1.0, 1.0]), -1.0)],
+                                  truth=(np.array([1.0, -1.0]), 0.0))
+    line = ax.get_lines()[0]
+    xs, ys = line.get_xdata(), line.get_ydata()
+    np.testing.assert_allclose(xs + ys, 1.0)  # x + y − 1 = 0
+    plt.close("all")
