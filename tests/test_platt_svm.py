@@ -348,3 +348,22 @@ def test_random_small_pools(counts: list[int], n_features: int, seed: int) -> No
     assert proba.min() >= 0 and np.allclose(proba.sum(axis=1), 1.0)
     rows = np.vstack([clf.predict_proba(queries[i : i + 1]) for i in range(5)])
     assert np.array_equal(proba, rows)
+
+
+def test_fast_fold_fit_equals_public_svc() -> None:
+    """The fold SVMs' fast path gives exactly what SVC(kernel="precomputed") gives."""
+    from sklearn.svm import SVC
+
+    from cbeal.learners import platt_svm
+
+    rng = np.random.default_rng(3)
+    for weights in (None, {0: 1.0, 1: 5.0}):
+        X = rng.normal(size=(60, 4))
+        y = (X[:, 0] + 0.5 * rng.normal(size=60) > 0.3).astype(np.int64)
+        gram = np.exp(-0.25 * ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1))
+        fast = platt_svm._fast_binary_fit(gram, y, 1.0, 1e-3, weights)
+        assert fast is not None
+        svc = SVC(kernel="precomputed", class_weight=weights).fit(gram, y)
+        np.testing.assert_array_equal(fast[0], svc.support_)
+        np.testing.assert_array_equal(fast[1], svc.dual_coef_[0])
+        assert fast[2] == svc.intercept_[0]
