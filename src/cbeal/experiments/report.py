@@ -101,7 +101,9 @@ def write_tables(results: Path, out: Path) -> dict[str, Any]:
                 unit = "percentage points" if metric == "accuracy" else "units"
                 lines += ["", f"Ours − paper ({unit}): mean {diff['ours − paper'].mean():+.1f}, "
                           f"mean absolute {np.abs(diff['ours − paper']).mean():.1f} over "
-                          f"{len(diff)} cells. Per cell: `{table}_vs_paper.csv`."]
+                          f"{len(diff)} cells.", "",
+                          "<details><summary>Cell by cell: paper, ours, difference</summary>",
+                          "", to_markdown(diff, floatfmt=".1f"), "", "</details>"]
     text = "\n".join(lines) + "\n"
     (out / "tables.md").write_text(text)
     payload = {"wins": {k: list(v) for k, v in win.items()}, "averages": averages}
