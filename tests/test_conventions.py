@@ -189,3 +189,17 @@ def test_importing_core_loads_no_heavy_dependency() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_public_names_resolve_to_the_api_not_modules() -> None:
+    # importing every submodule first must not shadow a lazily exported name
+    import importlib
+    import pkgutil
+    import types
+
+    for info in pkgutil.walk_packages(cbeal.__path__, "cbeal."):
+        if info.name.endswith("__main__") or "skactiveml" in info.name:
+            continue
+        importlib.import_module(info.name)
+    for name in cbeal.__all__:
+        assert not isinstance(getattr(cbeal, name), types.ModuleType), name

@@ -31,7 +31,7 @@ _LAZY = {
     "CbeAL": "cbeal.model",
     "SingleAgentLearner": "cbeal.model",
     "StreamLearner": "cbeal.model",
-    "simulate": "cbeal.simulate",
+    "simulate": "cbeal.simulation",
     "SimulatedStream": "cbeal.streams",
     "make_stream": "cbeal.streams",
     "Trace": "cbeal.trace",
@@ -48,7 +48,7 @@ def __getattr__(name: str) -> Any:
 
 if TYPE_CHECKING:  # pragma: no cover
     from cbeal.model import CbeAL, SingleAgentLearner, StreamLearner
-    from cbeal.simulate import simulate
+    from cbeal.simulation import simulate
     from cbeal.streams import SimulatedStream, make_stream
     from cbeal.trace import Trace
 

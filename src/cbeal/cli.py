@@ -17,7 +17,7 @@ __all__ = ["main"]
 def _demo(args: argparse.Namespace) -> int:
     from cbeal.learners.registry import make_learner
     from cbeal.model import CbeAL
-    from cbeal.simulate import simulate
+    from cbeal.simulation import simulate
     from cbeal.streams import make_stream
 
     s = make_stream(n=args.n, pc=args.pc, ds=args.ds, sp=args.sp, random_state=args.seed)

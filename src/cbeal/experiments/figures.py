@@ -11,7 +11,7 @@ import numpy as np
 from cbeal.experiments.methods import METHODS
 from cbeal.experiments.scenarios import scenario
 from cbeal.learners.registry import make_learner
-from cbeal.simulate import simulate
+from cbeal.simulation import simulate
 from cbeal.streams import make_stream
 from cbeal.trace import Trace
 

@@ -30,7 +30,7 @@ class Method:
     marks the references "Initial" and "All Training Data". ``full`` adds the "(Full)"
     variant: unused budget spent at random after the stream. ``family`` groups rows:
     ``explore`` / ``exploit`` (single agents), ``cbeal``, ``benchmark``, ``extra``,
-    ``reference``.
+    ``crosscheck`` (scikit-activeml's implementations), ``reference``.
     """
 
     name: str
@@ -86,6 +86,12 @@ METHODS: dict[str, Method] = {
         Method("All Training Data", "reference", None),
     ]
 }
+
+# scikit-activeml's own strategies on the same streams (running them needs cbeal[bench]);
+# imported here, after Method is defined, because that module builds on it
+from cbeal.experiments.skactiveml_check import skactiveml_methods  # noqa: E402
+
+METHODS.update(skactiveml_methods())
 
 
 def method_names(names: str | list[str] | None) -> list[str]:

@@ -24,7 +24,7 @@ from cbeal._version import __version__
 from cbeal.experiments.methods import METHODS, method_names
 from cbeal.experiments.scenarios import SCENARIOS, Scenario
 from cbeal.learners.registry import make_learner
-from cbeal.simulate import simulate
+from cbeal.simulation import simulate
 
 __all__ = ["RunConfig", "collect", "run_grid", "run_task"]
 

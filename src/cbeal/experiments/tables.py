@@ -35,6 +35,9 @@ TABLE_METHODS: dict[str, tuple[str, tuple[str, ...]]] = {
                                      "CBEAL-6", "RS", "US", "DBALStream", "QBC-PYP")),
     "extras": ("accuracy", ("CBEAL-6", "CBEAL-6 (no EWMA)", "VariableUncertainty", "Split",
                             "US", "RS")),
+    "crosscheck": ("accuracy", ("RS", "RS (skactiveml)", "US", "US (skactiveml)",
+                                "VariableUncertainty", "VariableUncertainty (skactiveml)",
+                                "DBALStream", "DBALStream (skactiveml)")),
 }
 
 
