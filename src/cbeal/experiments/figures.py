@@ -115,8 +115,8 @@ def figure_reward(path: Path, learner: str, seed: int = 0) -> None:
     traces = {n: _run(n, data, learner, seed)[1]
               for n in ("CBEAL-2", "CBEAL-4", "CBEAL-6", "RAL3")}
     fig, ax = plt.subplots(figsize=(9, 4))
-    plot_cumulative_reward(traces, ax, title="Cumulative reward, scenario S01 (n = 500, "
-                           "ds = 0 %, sp = 30 %, pc = 10 %); the paper's figure uses n = 400")
+    plot_cumulative_reward(traces, ax, title="Cumulative reward, scenario S01 "
+                           "(n = 500, ds = 0 %, sp = 30 %, pc = 10 %)")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
