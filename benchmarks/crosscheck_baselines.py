@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import math
 import platform
-import subprocess
 import time
 import warnings
 from collections.abc import Sequence
@@ -31,6 +30,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from cbeal.experiments.runner import git_sha
 
 OUT = Path(__file__).parent / "results" / "crosscheck_baselines.md"
 PAIRS = (
@@ -92,15 +93,6 @@ streams for `η`. With learners this confident the margins are mostly near 1, so
 test selects little in either version, which may be why these differences barely show
 in accuracy.
 """
-
-
-def git_sha() -> str:
-    try:
-        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                             text=True, check=True, cwd=Path(__file__).parent)
-        return out.stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 def _methods() -> dict[str, Any]:
