@@ -75,7 +75,11 @@ class Decision:
 
     @property
     def led_by(self) -> str | None:
-        """Which kind of agents led an acquisition, by weight share (None when skipped)."""
+        """Which kind of agents led an acquisition, by weight share among those voting for it.
+
+        ``"exploration"`` or ``"exploitation"``; ``"epsilon"`` when no agent voted (the
+        ε-greedy or ``p_min`` share of the draw); ``None`` when the sample was skipped.
+        """
         if not self.acquire:
             return None
         share = self.exploration_share
