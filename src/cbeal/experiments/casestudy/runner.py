@@ -1,0 +1,181 @@
+"""Run a case study: methods × budgets × replications, resumable, with provenance.
+
+One task is one replication of one study: its split is drawn and preprocessed once and
+every method runs on it at every budget. The task's JSON file gets one row per (method,
+budget) as soon as the row is done, so an interrupted run resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import time
+import warnings
+from collections.abc import Iterator, Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cbeal._version import __version__
+from cbeal.core.exceptions import SingleClassWarning
+from cbeal.experiments.casestudy.protocol import CaseData, CaseStudy, scores
+from cbeal.experiments.casestudy.studies import CASE_STUDIES
+from cbeal.experiments.methods import METHODS
+from cbeal.experiments.runner import git_sha
+from cbeal.learners.adapter import LearnerAdapter
+from cbeal.learners.registry import make_learner
+from cbeal.model import StreamLearner
+from cbeal.simulation import simulate
+from cbeal.trace import Trace
+
+__all__ = ["collect", "run_case_study", "run_case_task", "run_method"]
+
+
+def _evaluate(predict: Any, data: CaseData) -> dict[str, float]:
+    row = {f"test_{k}": v for k, v in scores(data.y_test, predict(data.X_test)).items()}
+    row.update({f"train_{k}": v for k, v in scores(data.y_train, predict(data.X_train)).items()})
+    return row
+
+
+def _reference(study: CaseStudy, name: str, data: CaseData, seed: int) -> dict[str, Any]:
+    X, y = (data.X0, data.y0) if name == "Initial" else (data.X_train, data.y_train)
+    fitted = LearnerAdapter(make_learner(study.learner), np.array([0, 1]), seed)
+    fitted.fit(X, y, warn=False)  # a single-class D0 predicts its class (spec §1)
+
+    def predict(Z: np.ndarray) -> np.ndarray:
+        return np.argmax(fitted.predict_proba(Z), axis=1)
+
+    return {**_evaluate(predict, data), "n_acquired": int(y.size - data.y0.size),
+            "n_failures_acquired": int(y[data.y0.size:].sum())}
+
+
+def run_method(
+    study: CaseStudy, name: str, data: CaseData, budget: int, seed: int
+) -> tuple[StreamLearner, Trace]:
+    """Run one stream method on a replication's data; the learner ends fitted on every label."""
+    method = METHODS[name]
+    if method.build is None:
+        raise ValueError(f"{name!r} is a reference, not a stream method")
+    model = method.build(make_learner(study.learner), budget, data.y_stream.size, seed)
+    model.set_params(refit=study.refit, classes=[0, 1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SingleClassWarning)  # D0 without a failure: spec §8
+        model.fit(data.X0, data.y0)
+        trace = simulate(model, data.X_stream, data.y_stream)
+        if model.refit != "every" and model._since_refit:  # labels since the last refit
+            model._refit()
+    return model, trace
+
+
+def _stream(study: CaseStudy, name: str, data: CaseData, budget: int,
+            seed: int) -> dict[str, Any]:
+    model, trace = run_method(study, name, data, budget, seed)
+    acq = trace.acquired
+    return {
+        **_evaluate(model.predict, data),
+        "n_acquired": trace.n_acquired,
+        "n_failures_acquired": int(data.y_stream[acq].sum()),
+        "cumulative_reward": float(trace.reward.sum()),
+        "n_useful": int((trace.reward > 0).sum()),
+        "last_acquisition": int(np.flatnonzero(acq)[-1]) if acq.any() else -1,
+        "n_flips": int(trace.flipped.sum()),
+    }
+
+
+def _key(method: str, share: float | None) -> tuple[str, float]:
+    return method, -1.0 if share is None else float(share)  # references have no budget
+
+
+def run_case_task(
+    study: CaseStudy, replication: int, *, path: Path | None = None
+) -> list[dict[str, Any]]:
+    """Run every method and budget of one replication; merge into the JSON file at `path`."""
+    done: dict[tuple[str, float], dict[str, Any]] = {}
+    if path is not None and path.exists():
+        done = {_key(r["method"], r["budget_share"]): r for r in json.loads(path.read_text())}
+    todo = [(m, b) for m in study.methods
+            for b in ((None,) if METHODS[m].build is None else study.budgets)
+            if _key(m, b) not in done]
+    if not todo:
+        return list(done.values())
+    data = study.data(replication)
+    seed = study.seed(replication)
+    sha = git_sha()
+    for name, share in todo:
+        start = time.perf_counter()
+        budget = -1 if share is None else data.budget(share)
+        if share is None:
+            row = _reference(study, name, data, seed)
+        else:
+            row = _stream(study, name, data, budget, seed)
+        row.update(
+            method=name, budget_share=share, budget=budget, study=study.id,
+            dataset=study.dataset, learner=study.learner, refit=str(study.refit),
+            replication=replication, seed=seed, protocol=study.version,
+            n_stream=int(data.y_stream.size), n_test=int(data.y_test.size),
+            d0_failures=int(data.y0.sum()), test_failures=int(data.y_test.sum()),
+            test_start=int(data.test_index[0]), seconds=time.perf_counter() - start,
+            cbeal_version=__version__, git_sha=sha, python=platform.python_version(),
+            finished=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        )
+        done[_key(name, share)] = row
+        if path is not None:  # written after every row: an interruption loses one run
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(path.name + ".tmp")
+            tmp.write_text(json.dumps(list(done.values()), indent=1))
+            os.replace(tmp, path)
+    return list(done.values())
+
+
+def _task_path(out: Path, study: CaseStudy, rep: int) -> Path:
+    return out / "runs" / study.id / f"r{rep:02d}.json"
+
+
+def run_case_study(
+    studies: Sequence[str | CaseStudy],
+    out: Path,
+    *,
+    replications: int | None = None,
+    n_jobs: int = -1,
+    progress: bool = True,
+) -> Path:
+    """Run `studies` into `out` (resuming finished rows); returns the collected CSV's path.
+
+    ``replications`` overrides each study's count (smaller runs for a first look).
+    """
+    from joblib import Parallel, delayed
+    from tqdm.auto import tqdm
+
+    chosen = [CASE_STUDIES[s] if isinstance(s, str) else s for s in studies]
+    reps = {s.id: replications or s.replications for s in chosen}
+    tasks = [(s, r) for s in chosen for r in range(reps[s.id])]
+    jobs = (delayed(_quiet_task)(s, r, _task_path(out, s, r)) for s, r in tasks)
+    results: Iterator[Any] = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(jobs)
+    for _ in tqdm(results, total=len(tasks), disable=not progress, unit="task",
+                  desc="case study"):
+        pass
+    return collect(out, chosen, reps)
+
+
+def _quiet_task(study: CaseStudy, rep: int, path: Path) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        run_case_task(study, rep, path=path)
+
+
+def collect(out: Path, studies: Sequence[CaseStudy], reps: dict[str, int]) -> Path:
+    """Gather the task files into ``out/casestudy_results.csv`` (one row per run)."""
+    import pandas as pd
+
+    rows: list[dict[str, Any]] = []
+    for s in studies:
+        for r in range(reps[s.id]):
+            path = _task_path(out, s, r)
+            if path.exists():
+                rows.extend(json.loads(path.read_text()))
+    target = out / "casestudy_results.csv"
+    pd.DataFrame(rows).to_csv(target, index=False)
+    return target
