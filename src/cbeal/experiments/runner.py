@@ -139,11 +139,16 @@ def run_task(
         )
         done[name] = row
         if path is not None:  # written after every method: an interruption loses one run
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(path.name + ".tmp")
-            tmp.write_text(json.dumps(list(done.values()), indent=1))
-            os.replace(tmp, path)
+            write_rows(path, list(done.values()))
     return list(done.values())
+
+
+def write_rows(path: Path, rows: list[dict[str, Any]]) -> None:
+    """Write result rows as JSON atomically (a crash leaves the old file or the new one)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(rows, indent=1))
+    os.replace(tmp, path)
 
 
 def _task_path(out: Path, cfg: RunConfig, scenario_id: str, rep: int) -> Path:

@@ -8,7 +8,6 @@ budget) as soon as the row is done, so an interrupted run resumes where it stopp
 from __future__ import annotations
 
 import json
-import os
 import platform
 import time
 import warnings
@@ -24,7 +23,7 @@ from cbeal.core.exceptions import SingleClassWarning
 from cbeal.experiments.casestudy.protocol import CaseData, CaseStudy, scores
 from cbeal.experiments.casestudy.studies import CASE_STUDIES
 from cbeal.experiments.methods import METHODS
-from cbeal.experiments.runner import git_sha
+from cbeal.experiments.runner import git_sha, write_rows
 from cbeal.learners.adapter import LearnerAdapter
 from cbeal.learners.registry import make_learner
 from cbeal.model import StreamLearner
@@ -123,10 +122,7 @@ def run_case_task(
         )
         done[_key(name, share)] = row
         if path is not None:  # written after every row: an interruption loses one run
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(path.name + ".tmp")
-            tmp.write_text(json.dumps(list(done.values()), indent=1))
-            os.replace(tmp, path)
+            write_rows(path, list(done.values()))
     return list(done.values())
 
 
@@ -174,8 +170,10 @@ def collect(out: Path, studies: Sequence[CaseStudy], reps: dict[str, int]) -> Pa
     for s in studies:
         for r in range(reps[s.id]):
             path = _task_path(out, s, r)
-            if path.exists():
-                rows.extend(json.loads(path.read_text()))
+            if path.exists():  # only what the study asks for: a file may hold more
+                rows.extend(r for r in json.loads(path.read_text())
+                            if r["method"] in s.methods
+                            and (r["budget_share"] is None or r["budget_share"] in s.budgets))
     target = out / "casestudy_results.csv"
     pd.DataFrame(rows).to_csv(target, index=False)
     return target
