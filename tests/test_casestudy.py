@@ -235,3 +235,54 @@ def test_casestudy_pipeline_writes_results_and_tables(toy: CaseStudy, tmp_path: 
     assert set(frame["replication"]) == {0, 1}
     text = out["tables"]["toy-l1"].read_text()
     assert "Test balanced accuracy" in text and "CbeAL-6 minus each method" in text
+
+
+# ----------------------------------------------------------------- command line
+@pytest.mark.parametrize(("argv", "hint"), [
+    (["--dataset", "fdm"], "invalid choice"),
+    (["--dataset", "ai4i", "--budgets", "30x"], "percentages of the stream"),
+    (["--dataset", "ai4i", "--budgets", "130"], "shares of the stream"),
+    (["--dataset", "ai4i", "--methods", "CBEAL-7"], "unknown methods"),
+    (["--dataset", "ai4i", "--replications", "0"], "replications"),
+])
+def test_cli_errors_say_what_to_do(argv: list[str], hint: str, tmp_path: Path,
+                                   capsys: pytest.CaptureFixture[str]) -> None:
+    from cbeal.cli import main
+
+    try:
+        code = main(["casestudy", *argv, "--out", str(tmp_path / "out")])
+    except SystemExit as exc:  # argparse's own errors
+        code = int(exc.code or 0)
+    assert code == 2
+    assert hint in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+def test_cli_runs_a_narrow_case_study(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from cbeal.cli import main
+
+    code = main(["casestudy", "--dataset", "ai4i", "--learner", "l1", "--replications", "1",
+                 "--budgets", "3", "--methods", "CBEAL-6,RS,Initial", "--jobs", "1",
+                 "--no-figures", "--no-progress", "--out", str(tmp_path)])
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "ai4i-l1" in out and "CBEAL-6" in out
+    frame = pd.read_csv(tmp_path / "casestudy_results.csv")
+    assert sorted(frame["method"]) == ["CBEAL-6", "Initial", "RS"]
+    assert (tmp_path / "tables" / "ai4i-l1.md").exists()
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_scores_agree_with_scikit_learn(seed: int) -> None:
+    from sklearn import metrics
+
+    rng = np.random.default_rng(seed)
+    y = (rng.random(50) < 0.1 * (seed + 1)).astype(int)
+    p = (rng.random(50) < 0.2).astype(int)
+    s = scores(y, p)
+    kw = {"pos_label": 1, "zero_division": 0.0}
+    assert s["accuracy"] == pytest.approx(metrics.accuracy_score(y, p))
+    assert s["balanced_accuracy"] == pytest.approx(metrics.balanced_accuracy_score(y, p))
+    assert s["f1"] == pytest.approx(metrics.f1_score(y, p, **kw))
+    assert s["recall"] == pytest.approx(metrics.recall_score(y, p, **kw))
+    assert s["precision"] == pytest.approx(metrics.precision_score(y, p, **kw))

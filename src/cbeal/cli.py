@@ -1,4 +1,6 @@
-"""Command line: ``cbeal demo`` runs CbeAL-6 on a built-in simulated stream."""
+"""Command line: ``cbeal demo`` runs CbeAL-6 on a built-in simulated stream; ``cbeal run`` runs
+CbeAL on your own CSV/Parquet file and writes a report folder; ``cbeal casestudy`` runs the
+case study on bundled SECOM or AI4I data; ``cbeal reproduce`` the simulation study."""
 
 from __future__ import annotations
 
@@ -72,6 +74,61 @@ def _reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from cbeal.userreport import console_lines, write_report
+    from cbeal.userrun import RunOptions, run
+
+    options = RunOptions(
+        data=Path(args.data), label=args.label, time=args.time, features=args.features,
+        drop=args.drop, preset=args.preset, agents=args.agents, budget=args.budget,
+        learner=args.learner, initial=args.initial, test_fraction=args.test_fraction,
+        positive=args.positive, compare=args.compare, seed=args.seed, progress=args.progress,
+    )
+    try:
+        result = run(options)  # validates everything before the report folder exists
+    except ImportError as exc:  # an optional extra (pandas) is missing: say what to install
+        print(f"cbeal: error: {exc}", file=sys.stderr)
+        return 2
+    report = write_report(result, Path(args.out), fmt=args.format)
+    print("\n".join(console_lines(result, report)))
+    return 0
+
+
+def _percentages(text: str) -> list[float]:
+    try:
+        return [float(b.strip().rstrip("%")) / 100.0 for b in text.split(",") if b.strip()]
+    except ValueError:
+        msg = f"--budgets takes percentages of the stream like 5,10,20; got {text!r}"
+        raise ValueError(msg) from None
+
+
+def _casestudy(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from cbeal.experiments.casestudy.pipeline import casestudy
+
+    budgets = None if args.budgets is None else _percentages(args.budgets)
+    methods = None if args.methods is None else [m.strip() for m in args.methods.split(",")]
+    result = casestudy(args.dataset, Path(args.out), learner=args.learner,
+                       replications=args.replications, budgets=budgets, methods=methods,
+                       n_jobs=args.jobs, progress=args.progress, figures=args.figures)
+    print(f"case study {args.dataset}: {result['seconds']:.0f} s; results in {result['results']}")
+    for study, path in result["tables"].items():
+        print(f"  {study}: tables in {path}")
+        cells = result["headline"][study]
+        shares = sorted({b for _, b in cells if b >= 0})
+        header = ", ".join(f"{100 * b:g}%" for b in shares)
+        print(f"    test balanced accuracy (%) by budget: {header}")
+        for name in dict.fromkeys(m for m, _ in cells):
+            vals = [cells.get((name, b), cells.get((name, -1.0), float("nan"))) for b in shares]
+            print(f"    {name:18s} " + "  ".join(f"{100 * v:5.1f}" for v in vals))
+    for fig in result["figures"]:
+        print(f"  figure: {fig}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cbeal", description=__doc__)
     parser.add_argument("--version", action="version", version=f"cbeal {__version__}")
@@ -96,6 +153,46 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--backend", default="loky", help="joblib backend: loky, dask or ray")
     rep.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True)
     rep.set_defaults(func=_reproduce)
+
+    run = sub.add_parser("run", help="run CbeAL on your own CSV/Parquet file, write a report",
+                         description="Stream the rows of a labelled table through CbeAL (the "
+                         "labels in the file act as the expert) and write a report folder.")
+    run.add_argument("--data", required=True, help=".csv, .tsv, .txt, .parquet or .pq file")
+    run.add_argument("--label", required=True, help="label column")
+    run.add_argument("--out", default="cbeal-report", help="report folder")
+    run.add_argument("--time", default=None, help="column to order the rows by (else file order)")
+    cols = run.add_mutually_exclusive_group()
+    cols.add_argument("--features", default=None, help="feature columns, e.g. a,b,c")
+    cols.add_argument("--drop", default=None, help="columns to leave out, e.g. id,batch")
+    agents = run.add_mutually_exclusive_group()
+    agents.add_argument("--preset", default="CBEAL-6", help="CBEAL-2, -4, -4*, -6, -8")
+    agents.add_argument("--agents", default=None, help="e.g. LD2,RAL1 (instead of --preset)")
+    run.add_argument("--budget", default="10%", help="share of the stream (10%%, 0.1) or labels")
+    run.add_argument("--learner", default="logreg-l1", help="svm, logreg, logreg-l1, …")
+    run.add_argument("--initial", type=int, default=10, help="rows in D0 (labelled up front)")
+    run.add_argument("--test-fraction", type=float, default=0.3,
+                     help="most recent share of rows held out for scoring (0: none)")
+    run.add_argument("--positive", default=None, help="positive class (default: the minority)")
+    run.add_argument("--compare", default="RS", help="e.g. RS,US,DBALStream,QBC-PYP or none")
+    run.add_argument("--seed", type=int, default=0)
+    run.add_argument("--format", choices=("md", "html"), default="md")
+    run.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
+    run.set_defaults(func=_run)
+
+    case = sub.add_parser("casestudy", help="the paper's case study on bundled SECOM or AI4I data",
+                          description="Spec §8: contiguous test third with a random start, D0 = "
+                          "first 10 training samples, budgets 3-20 %%, 10 replications, L1 "
+                          "logistic regression and a random forest. Resumable.")
+    case.add_argument("--dataset", required=True, choices=("secom", "ai4i"))
+    case.add_argument("--learner", default="all", choices=("l1", "rf", "all"))
+    case.add_argument("--out", default="casestudy", help="output folder (resumable)")
+    case.add_argument("--replications", type=int, default=None, help="default: 10")
+    case.add_argument("--budgets", default=None, help="e.g. 5,10 (%% of the stream; default all)")
+    case.add_argument("--methods", default=None, help="e.g. CBEAL-6,RS,Initial (default all)")
+    case.add_argument("--jobs", type=int, default=-1, help="parallel workers (-1: all cores)")
+    case.add_argument("--figures", action=argparse.BooleanOptionalAction, default=True)
+    case.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True)
+    case.set_defaults(func=_casestudy)
     return parser
 
 

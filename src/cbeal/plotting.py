@@ -18,6 +18,9 @@ __all__ = [
     "plot_budget",
     "plot_cumulative_reward",
     "plot_decision_boundaries",
+    "plot_label_requests",
+    "plot_run",
+    "plot_scores",
     "plot_weights",
 ]
 
@@ -118,4 +121,70 @@ def plot_decision_boundaries(
         ax.plot(xs, -(truth[0][0] * xs + truth[1]) / truth[0][1], color="tab:orange", lw=2)
     ax.set_ylim(X[:, 1].min() - 0.5, X[:, 1].max() + 0.5)
     ax.set_title(title, fontsize=9)
+    return ax
+
+
+def plot_label_requests(trace: Trace, ax: Any = None, *, title: str = "") -> Any:
+    """When labels were asked: one marker per acquisition, one row and colour per true class."""
+    ax = _axes(ax)
+    t = np.flatnonzero(trace.acquired)
+    classes = np.unique(trace.y_true)
+    for row, cls in enumerate(classes.tolist()):
+        hit = t[trace.y_true[t] == cls]
+        ax.plot(hit, np.full(hit.size, row), "|", ms=10, mew=1.5, color=f"C{row % 10}",
+                label=f"{cls} ({hit.size})")
+    ax.set_yticks(range(classes.size), [str(c) for c in classes.tolist()])
+    ax.set_ylim(-0.6, classes.size - 0.4)
+    ax.set_xlim(0, max(len(trace), 1))
+    ax.set_xlabel("stream position t")
+    ax.set_ylabel("true class")
+    ax.set_title(title or f"Labels asked for ({t.size})")
+    return ax
+
+
+def plot_run(trace: Trace, *, name: str = "CbeAL", title: str = "") -> Any:
+    """One figure of a run, panels sharing the stream axis: label requests, agent weights,
+    label spend against the budget and cumulative reward.
+
+    Returns a :class:`matplotlib.figure.Figure` that is not registered with pyplot (safe in
+    scripts and servers; save it with ``fig.savefig``).
+    """
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(9, 10), layout="constrained")
+    axes = fig.subplots(4, 1, sharex=True, height_ratios=(1, 1.6, 1, 1))
+    plot_label_requests(trace, axes[0])
+    plot_weights(trace, axes[1], title="Standardized agent weights")
+    plot_budget(trace, axes[2])
+    plot_cumulative_reward({name: trace}, axes[3])
+    for ax in axes[:-1]:
+        ax.set_xlabel("")
+    if title:
+        fig.suptitle(title)
+    return fig
+
+
+def plot_scores(scores: Mapping[str, Mapping[str, float]], ax: Any = None, *,
+                labels: Mapping[str, str] | None = None, title: str = "") -> Any:
+    """Grouped bars: one group per method, one bar per metric (values in [0, 1]).
+
+    With ``ax=None`` the bars go on a new figure that is not registered with pyplot.
+    """
+    if ax is None:
+        from matplotlib.figure import Figure
+
+        ax = Figure(figsize=(max(6.0, 1.3 * len(scores)), 3.8), layout="constrained").subplots()
+    metrics = list(dict.fromkeys(m for row in scores.values() for m in row))
+    width = 0.8 / max(len(metrics), 1)
+    x = np.arange(len(scores))
+    for j, metric in enumerate(metrics):
+        vals = [row.get(metric, np.nan) for row in scores.values()]
+        ax.bar(x + (j - (len(metrics) - 1) / 2) * width, vals, width,
+               label=(labels or {}).get(metric, metric))
+    ax.set_xticks(x, list(scores), rotation=20, ha="right")
+    ax.set_ylim(0, 1.22)  # headroom for the legend above the bars
+    ax.set_yticks(np.linspace(0, 1, 6))
+    ax.set_ylabel("score on the test set")
+    ax.set_title(title or "Test scores per method")
+    ax.legend(fontsize=7, ncol=max(len(metrics), 1), loc="upper center")
     return ax

@@ -1,5 +1,7 @@
-"""Streams to run active learners on: the paper's simulated stream (real data: cbeal.datasets)."""
+"""Streams to run active learners on: the paper's simulated stream and a user's own table
+(:func:`load_table`; bundled real data: cbeal.datasets)."""
 
 from cbeal.streams.simulated import SimulatedStream, make_stream
+from cbeal.streams.table import Table, load_table
 
-__all__ = ["SimulatedStream", "make_stream"]
+__all__ = ["SimulatedStream", "Table", "load_table", "make_stream"]

@@ -44,7 +44,8 @@ def casestudy(
     if replications is not None and replications < 1:
         raise ValueError(f"replications must be ≥ 1, got {replications}")
     if budgets is not None and not all(0.0 < b < 1.0 for b in budgets):
-        raise ValueError(f"budgets are shares of the stream in (0, 1), got {list(budgets)}")
+        raise ValueError(f"budgets are shares of the stream in (0, 1) (--budgets: percentages "
+                         f"in (0, 100)), got {list(budgets)}")
     if methods is not None:
         unknown = [m for m in methods if m not in METHODS]
         if unknown:

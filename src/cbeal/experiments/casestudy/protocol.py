@@ -13,10 +13,10 @@ from __future__ import annotations
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
+from cbeal import userscores
 from cbeal.datasets import Dataset, load_ai4i2020, load_secom
 from cbeal.learners.preprocess import fit_preprocessor
 
@@ -127,25 +127,12 @@ def contiguous_split(
 def scores(y_true: np.ndarray, y_pred: np.ndarray) -> dict[str, float]:
     """Accuracy, balanced accuracy and F1 / recall / precision of the failure class (1).
 
+    The same scores as ``cbeal run`` reports (:func:`cbeal.userscores.scores`).
+
     >>> import numpy as np
     >>> s = scores(np.array([0, 0, 0, 1]), np.array([0, 0, 0, 0]))
     >>> s["accuracy"], s["balanced_accuracy"], s["recall"], s["f1"]
     (0.75, 0.5, 0.0, 0.0)
     """
-    from sklearn.metrics import (
-        accuracy_score,
-        balanced_accuracy_score,
-        f1_score,
-        precision_score,
-        recall_score,
-    )
-
-    y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
-    kw: dict[str, Any] = {"pos_label": 1, "zero_division": 0.0, "labels": [0, 1]}
-    return {
-        "accuracy": float(accuracy_score(y_true, y_pred)),
-        "balanced_accuracy": float(balanced_accuracy_score(y_true, y_pred)),
-        "f1": float(f1_score(y_true, y_pred, **kw)),
-        "recall": float(recall_score(y_true, y_pred, **kw)),
-        "precision": float(precision_score(y_true, y_pred, **kw)),
-    }
+    out = userscores.scores(np.asarray(y_true), np.asarray(y_pred), positive=1)
+    return {k: out[k] for k in METRICS}

@@ -1,0 +1,339 @@
+"""A user's own table (CSV, TSV, text or Parquet) as a labelled stream, for ``cbeal run``.
+
+:func:`load_table` reads the file, checks everything a run needs (the label, time and
+feature columns exist, features are numeric, every row has a label, there are two classes)
+and returns a :class:`Table` of numpy arrays in stream order: sorted by the time column
+(stable, so ties keep file order) or else in file order. Every problem raises an
+:class:`~cbeal.core.InvalidInputError` whose message says what to do. Reading needs pandas
+(``pip install cbeal[pandas]``, which includes pyarrow for Parquet).
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cbeal.core.exceptions import InvalidInputError
+
+__all__ = ["SUPPORTED_EXTENSIONS", "Table", "load_table", "read_frame"]
+
+SUPPORTED_EXTENSIONS = (".csv", ".tsv", ".txt", ".parquet", ".pq")
+
+
+@dataclass(frozen=True, eq=False)
+class Table:
+    """A validated table in stream order (rows sorted by time, or file order).
+
+    Attributes
+    ----------
+    X : float64 array (n_rows, n_features)
+        Raw feature values, NaN where missing (imputation is the preprocessing's job).
+    y : array (n_rows,)
+        Labels: integers, floats or strings, as in the file.
+    row : int64 array (n_rows,)
+        Position of each row in the file (0 = first data row, header not counted).
+    time : array of str or None
+        The time column's values as text, in stream order; None without a time column.
+    feature_names, ignored
+        The feature columns, and the non-numeric columns left out by default.
+    label, time_column
+        Column names; ``time_column`` is None when rows keep file order.
+    path, sha256, shape
+        The file, the SHA-256 of its bytes and its (rows, columns) shape.
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    row: np.ndarray
+    time: np.ndarray | None
+    feature_names: tuple[str, ...]
+    ignored: tuple[str, ...]
+    label: str
+    time_column: str | None
+    path: Path
+    sha256: str
+    shape: tuple[int, int]
+
+    @property
+    def n_rows(self) -> int:
+        return int(self.X.shape[0])
+
+    def class_counts(self, stop: int | None = None) -> dict[str, int]:
+        """Rows per class among the first `stop` rows (all rows by default)."""
+        labels, counts = np.unique(self.y[:stop], return_counts=True)
+        return {str(k): int(v) for k, v in zip(labels, counts, strict=True)}
+
+
+def _pandas() -> Any:
+    try:
+        import pandas as pd
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            "reading a data file needs pandas (and pyarrow for Parquet): "
+            "pip install 'cbeal[pandas]'"
+        ) from exc
+    return pd
+
+
+def read_frame(path: str | Path) -> Any:
+    """Read a CSV/TSV/TXT/Parquet file into a pandas DataFrame with string column names.
+
+    Raises :class:`~cbeal.core.InvalidInputError` for a missing file, an unsupported
+    extension, an unreadable or empty file, or a file without data rows.
+    """
+    path = Path(path)
+    ext = path.suffix.lower()
+    if ext not in SUPPORTED_EXTENSIONS:
+        raise InvalidInputError(
+            f"cannot read {path.name!r}: unsupported file type {ext or '(none)'!r}; save the "
+            f"table as one of {', '.join(SUPPORTED_EXTENSIONS)} (CSV with a header row, or "
+            "Parquet)"
+        )
+    if not path.is_file():
+        where = f"; files here: {_nearby(path)}" if path.parent.is_dir() else ""
+        raise InvalidInputError(f"data file {str(path)!r} not found{where}. Check the path.")
+    frame = _read(path, ext)
+    frame.columns = [str(c) for c in frame.columns]
+    if frame.shape[0] == 0:
+        raise InvalidInputError(
+            f"{path.name} has no data rows (columns: {_names(frame.columns)}); it needs a "
+            "header row followed by one row per sample."
+        )
+    return frame
+
+
+def _read(path: Path, ext: str) -> Any:
+    pd = _pandas()
+    try:
+        if ext in (".parquet", ".pq"):
+            return pd.read_parquet(path)
+        if ext == ".txt":  # separator unknown: let pandas sniff it
+            return pd.read_csv(path, sep=None, engine="python")
+        return pd.read_csv(path, sep="," if ext == ".csv" else "\t")
+    except pd.errors.EmptyDataError as exc:
+        raise InvalidInputError(
+            f"{path.name} is empty; it needs a header row followed by one row per sample."
+        ) from exc
+    except (ValueError, OSError) as exc:  # parser errors, bad Parquet, bad encoding
+        raise InvalidInputError(
+            f"could not read {path.name}: {exc}. Check that it is a valid "
+            f"{ext.lstrip('.').upper()} file (UTF-8 text with a header row, or Parquet)."
+        ) from exc
+
+
+def _nearby(path: Path) -> str:
+    found = sorted(p.name for p in path.parent.iterdir()
+                   if p.suffix.lower() in SUPPORTED_EXTENSIONS)
+    return ", ".join(found[:10]) or "no data files"
+
+
+def _names(columns: Sequence[str]) -> str:
+    shown = ", ".join(repr(c) for c in list(columns)[:30])
+    return shown + (f", … ({len(columns)} in all)" if len(columns) > 30 else "")
+
+
+def check_column(name: str, columns: Sequence[str], *, role: str, option: str) -> None:
+    """Raise a helpful error unless `name` is one of `columns` (suggests the closest name).
+
+    >>> check_column("tme", ["time", "y"], role="time", option="--time")
+    Traceback (most recent call last):
+    ...
+    cbeal.core.exceptions.InvalidInputError: no time column 'tme'; did you mean 'time'? ...
+    """
+    if name in columns:
+        return
+    close = difflib.get_close_matches(name, list(columns), n=1, cutoff=0.5)
+    if not close:  # also catch case-only differences such as 'Label' vs 'label'
+        close = [c for c in columns if c.lower() == name.lower()][:1]
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    raise InvalidInputError(
+        f"no {role} column {name!r}; {hint}Pass one of the columns with {option}: "
+        f"{_names(columns)}"
+    )
+
+
+def _split_names(text: str | Sequence[str] | None) -> list[str]:
+    if text is None:
+        return []
+    items = text.split(",") if isinstance(text, str) else list(text)
+    return [s.strip() for s in items if s.strip()]
+
+
+def _labels(frame: Any, label: str) -> np.ndarray:
+    pd = _pandas()
+    col = frame[label]
+    missing = np.flatnonzero(col.isna().to_numpy())
+    if missing.size:
+        rows = ", ".join(str(i) for i in missing[:8]) + (", …" if missing.size > 8 else "")
+        raise InvalidInputError(
+            f"{missing.size} of {len(col)} rows have no label in column {label!r} (rows "
+            f"{rows}, counted from 0 after the header); drop those rows or fill in their "
+            "labels before running."
+        )
+    if pd.api.types.is_bool_dtype(col) or not pd.api.types.is_numeric_dtype(col):
+        return np.array([str(v) for v in col], dtype=str)
+    y = col.to_numpy()
+    if y.dtype.kind == "f" and np.all(np.mod(y, 1) == 0):
+        return y.astype(np.int64)  # 0.0/1.0 labels are the classes 0 and 1
+    return y
+
+
+def _time_order(frame: Any, time: str) -> tuple[np.ndarray, np.ndarray]:
+    """A stable sort order of the rows by the time column, and its values as text."""
+    pd = _pandas()
+    col = frame[time]
+    missing = int(col.isna().sum())
+    if missing:
+        raise InvalidInputError(
+            f"{missing} rows have no value in the time column {time!r}; fill or drop them, "
+            "or leave out --time to keep the file order."
+        )
+    keys = _time_keys(pd, col, time)
+    return np.argsort(keys, kind="stable"), col.astype(str).to_numpy(dtype=object)
+
+
+def _time_keys(pd: Any, col: Any, time: str) -> np.ndarray:
+    if pd.api.types.is_datetime64_any_dtype(col):
+        return _datetime_keys(pd, col)
+    if pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col):
+        return np.asarray(col.to_numpy(dtype=np.float64))
+    numbers = pd.to_numeric(col, errors="coerce")
+    if not numbers.isna().any():
+        return np.asarray(numbers.to_numpy(dtype=np.float64))
+    try:
+        return _datetime_keys(pd, pd.to_datetime(col, format="mixed"))
+    except (ValueError, TypeError, OverflowError) as exc:
+        bad = col[numbers.isna()].iloc[0]
+        raise InvalidInputError(
+            f"cannot read the time column {time!r} as dates or numbers (e.g. value {bad!r}); "
+            "use ISO dates such as 2024-05-01 13:45:00, numbers, or leave out --time to keep "
+            "the file order."
+        ) from exc
+
+
+def _datetime_keys(pd: Any, col: Any) -> np.ndarray:
+    if getattr(col.dt, "tz", None) is not None:  # compare instants, not wall-clock times
+        col = col.dt.tz_convert("UTC").dt.tz_localize(None)
+    return np.asarray(col.to_numpy(dtype="datetime64[ns]"))
+
+
+def _feature_columns(
+    frame: Any, *, label: str, time: str | None, features: list[str], drop: list[str]
+) -> tuple[list[str], list[str]]:
+    """(features, ignored non-numeric columns); explicit --features must all be numeric."""
+    pd = _pandas()
+    columns = list(frame.columns)
+    reserved = {label} | ({time} if time else set())
+    if features:
+        for name in features:
+            check_column(name, columns, role="feature", option="--features")
+        clash = [f for f in features if f in reserved]
+        if clash:
+            raise InvalidInputError(
+                f"{clash[0]!r} is the label or time column and cannot also be a feature; "
+                "remove it from --features."
+            )
+        chosen, ignored = features, []
+    else:
+        for name in drop:
+            check_column(name, columns, role="--drop", option="--drop")
+        chosen = [c for c in columns if c not in reserved and c not in drop]
+        ignored = [c for c in chosen if not pd.api.types.is_numeric_dtype(frame[c])]
+        chosen = [c for c in chosen if c not in ignored]
+        if not chosen:
+            raise InvalidInputError(
+                f"no numeric feature columns left (non-numeric: {_names(ignored) or 'none'}); "
+                "encode those columns as numbers, or choose columns with --features."
+            )
+    bad = [c for c in chosen if not pd.api.types.is_numeric_dtype(frame[c])]
+    if bad:
+        raise InvalidInputError(
+            f"feature columns {_names(bad)} are not numeric; encode them as numbers (e.g. "
+            "L/M/H as 0/1/2) or leave them out with --features or --drop."
+        )
+    return chosen, ignored
+
+
+def _features(frame: Any, names: list[str]) -> np.ndarray:
+    X = frame[names].astype("float64").to_numpy(dtype=np.float64, na_value=np.nan)
+    inf = [n for j, n in enumerate(names) if np.isinf(X[:, j]).any()]
+    if inf:
+        raise InvalidInputError(
+            f"feature columns {_names(inf)} hold infinite values; replace them by a number "
+            "or leave them empty (missing values are imputed)."
+        )
+    return np.asarray(X)
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def load_table(
+    path: str | Path,
+    *,
+    label: str,
+    time: str | None = None,
+    features: str | Sequence[str] | None = None,
+    drop: str | Sequence[str] | None = None,
+) -> Table:
+    """Read and validate a labelled table; rows in time order (stable) or file order.
+
+    Parameters
+    ----------
+    path
+        A ``.csv``, ``.tsv``, ``.txt`` (separator detected) or ``.parquet``/``.pq`` file.
+    label
+        The label column; every row needs a label and there must be two classes or more.
+    time
+        Optional column to order the rows by: numbers or dates (parsed).
+    features, drop
+        Feature columns (comma-separated or a list), or columns to leave out; by default
+        every numeric column except the label and time columns.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "line.csv"
+    >>> _ = f.write_text("t,x,y\\n3,0.5,ok\\n1,0.1,ok\\n2,,fail\\n")
+    >>> tab = load_table(f, label="y", time="t")
+    >>> tab.row.tolist(), tab.y.tolist(), tab.feature_names
+    ([1, 2, 0], ['ok', 'fail', 'ok'], ('x',))
+    >>> tab.X[:, 0]
+    array([0.1, nan, 0.5])
+    """
+    frame = read_frame(path)
+    columns = list(frame.columns)
+    check_column(label, columns, role="label", option="--label")
+    if time is not None:
+        check_column(time, columns, role="time", option="--time")
+        if time == label:
+            raise InvalidInputError(f"{label!r} cannot be both the label and the time column; "
+                                    "pass another column with --time, or leave it out.")
+    names, ignored = _feature_columns(frame, label=label, time=time,
+                                      features=_split_names(features), drop=_split_names(drop))
+    y = _labels(frame, label)
+    if np.unique(y).size < 2:
+        raise InvalidInputError(
+            f"the label column {label!r} holds one class only ({y.tolist()[0]!r} in all {y.size} "
+            "rows); active learning needs at least two classes. Check --label."
+        )
+    X = _features(frame, names)
+    row = np.arange(len(frame), dtype=np.int64)
+    stamps = None
+    if time is not None:
+        order, text = _time_order(frame, time)
+        X, y, row, stamps = X[order], y[order], row[order], text[order]
+    return Table(X=X, y=y, row=row, time=stamps, feature_names=tuple(names),
+                 ignored=tuple(ignored), label=label, time_column=time, path=Path(path),
+                 sha256=_sha256(Path(path)), shape=(int(frame.shape[0]), int(frame.shape[1])))

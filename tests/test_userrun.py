@@ -1,0 +1,266 @@
+"""``cbeal run``: CbeAL on a user's own table, the report folder, and every input error."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from cbeal import CbeAL, make_stream
+from cbeal.cli import main
+from cbeal.userrun import RunOptions, UserRun, parse_budget, run
+from cbeal.userscores import scores
+
+FEATURES = [f"sensor{j}" for j in range(5)]
+
+
+def line_frame(n: int = 300, seed: int = 0) -> pd.DataFrame:
+    """A small line: 5 sensors, string labels (15 % 'fail'), hourly timestamps, shuffled rows."""
+    s = make_stream(n=n, pc=0.15, p=5, sp=0.2, random_state=seed)
+    frame = pd.DataFrame(np.vstack([s.X0, s.X_stream]), columns=FEATURES)
+    frame["quality"] = np.where(np.r_[s.y0, s.y_stream] == 1, "fail", "ok")
+    frame["when"] = pd.date_range("2024-01-01", periods=n, freq="h").astype(str)
+    return frame.sample(frac=1.0, random_state=seed).reset_index(drop=True)
+
+
+def write(frame: pd.DataFrame, path: Path) -> Path:
+    if path.suffix in (".parquet", ".pq"):
+        frame.to_parquet(path)
+    else:
+        frame.to_csv(path, index=False, sep="\t" if path.suffix == ".tsv" else ",")
+    return path
+
+
+@pytest.fixture(scope="module")
+def csv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write(line_frame(), tmp_path_factory.mktemp("data") / "line.csv")
+
+
+def cli(data: Path, out: Path, *extra: str) -> int:
+    return main(["run", "--data", str(data), "--label", "quality", "--out", str(out), *extra])
+
+
+def api(data: Path, **kw: Any) -> UserRun:
+    return run(RunOptions(data=data, label="quality", **{"time": "when", "compare": "none", **kw}))
+
+
+def no_matplotlib(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("matplotlib", "matplotlib.figure"):
+        monkeypatch.setitem(sys.modules, name, None)
+
+
+# ---------------------------------------------------------------------- the report folder
+def test_cli_writes_the_report_folder(csv: Path, tmp_path: Path,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "rep"
+    assert cli(csv, out, "--time", "when", "--compare", "RS,US", "--no-progress") == 0
+    for name in ("report.md", "trace.csv", "summary.json", "model.cbeal", "figures/run.png",
+                 "figures/scores.png"):
+        assert (out / name).stat().st_size > 0, name
+    stdout = capsys.readouterr().out
+    assert f"report: {out / 'report.md'}" in stdout and "CBEAL-6" in stdout
+    info = json.loads((out / "summary.json").read_text())
+    assert info["split"] == {"initial": 10, "stream": 200, "test": 90}
+    assert info["budget"] == 20 and info["data"]["sha256"] and info["data"]["file"] == "line.csv"
+    assert set(info["metrics"]) == {"CBEAL-6", "RS", "US", "Initial", "All Training Data"}
+    assert set(info["metrics"]["RS"]) == {"accuracy", "balanced_accuracy", "f1", "precision",
+                                          "recall"}
+    assert info["positive_class"] == "fail" and info["class_counts"]["all"]["fail"] == 45
+    assert all(n <= 20 for m, n in info["labels_spent"].items() if m != "All Training Data")
+    report = (out / "report.md").read_text()
+    for text in ("## Protocol", "## Results", "| CBEAL-6 |", "| RS |", "figures/run.png",
+                 "figures/scores.png", "fitted on the training rows' inputs only"):
+        assert text in report, text
+    assert CbeAL.load(out / "model.cbeal").budget_used_ == info["labels_spent"]["CBEAL-6"]
+
+
+def test_time_column_orders_the_stream(csv: Path, tmp_path: Path) -> None:
+    assert cli(csv, tmp_path / "rep", "--time", "when", "--compare", "none") == 0
+    trace = pd.read_csv(tmp_path / "rep" / "trace.csv")
+    original = pd.read_csv(csv)
+    assert len(trace) == 200 and trace["time"].is_monotonic_increasing
+    assert (original.loc[trace["row"], "when"].to_numpy() == trace["time"].to_numpy()).all()
+    assert (original.loc[trace["row"], "quality"].to_numpy() == trace["y_true"]).all()
+    assert {"t", "acquired", "reward", "weight_after[LD1]"} <= set(trace.columns)
+
+
+def test_without_time_the_file_order_is_kept(csv: Path) -> None:
+    result = api(csv, time=None)
+    np.testing.assert_array_equal(result.table.row, np.arange(300))
+
+
+def test_same_seed_same_trace(csv: Path, tmp_path: Path,
+                              monkeypatch: pytest.MonkeyPatch) -> None:
+    no_matplotlib(monkeypatch)  # also: the report is written without figures, and says so
+    for out in ("a", "b"):
+        assert cli(csv, tmp_path / out, "--time", "when", "--compare", "none",
+                   "--seed", "3") == 0
+    assert (tmp_path / "a/trace.csv").read_bytes() == (tmp_path / "b/trace.csv").read_bytes()
+    assert not (tmp_path / "a/figures").exists()
+    assert "pip install 'cbeal[plot]'" in (tmp_path / "a/report.md").read_text()
+
+
+def test_html_report_embeds_the_figures(tmp_path: Path) -> None:
+    data = write(line_frame(n=200, seed=1), tmp_path / "line.parquet")
+    assert cli(data, tmp_path / "rep", "--format", "html", "--time", "when") == 0
+    page = (tmp_path / "rep" / "report.html").read_text()
+    assert page.count("data:image/png;base64,") == 2 and "<table>" in page
+    assert "figures/run.png" not in page and not (tmp_path / "rep" / "report.md").exists()
+
+
+@pytest.mark.parametrize(("spec", "labels"), [("10%", 20), ("0.1", 20), ("25", 25),
+                                              ("100%", 200), ("1", 1), (" 0.004 ", 1)])
+def test_parse_budget(spec: str, labels: int) -> None:
+    assert parse_budget(spec, 200) == labels
+
+
+@pytest.mark.parametrize("spec", ["10%", "0.1", "25"])
+def test_labels_spent_within_budget(csv: Path, spec: str) -> None:
+    result = api(csv, budget=spec, compare="RS")
+    assert result.budget == parse_budget(spec, 200)
+    assert result.trace.n_acquired <= result.budget
+    assert result.labels["RS"] <= result.budget
+
+
+def test_test_set_is_the_most_recent_rows(csv: Path) -> None:
+    result = api(csv, test_fraction=0.25, initial=15)
+    sp, tab = result.split, result.table
+    assert (sp.n_initial, sp.n_stream, sp.n_test) == (15, 210, 75)
+    stamps = pd.to_datetime(pd.Series(tab.time))
+    assert stamps.iloc[sp.n_train:].min() > stamps.iloc[: sp.n_train].max()
+    original = pd.read_csv(csv)
+    latest = original.sort_values("when").tail(75)
+    assert set(tab.row[sp.n_train:]) == set(latest.index)
+    np.testing.assert_array_equal(sp.part("test")[1], latest["quality"].to_numpy())
+
+
+def test_preprocessing_ignores_the_test_rows(csv: Path, tmp_path: Path) -> None:
+    frame = pd.read_csv(csv)
+    newest = frame.sort_values("when").index[-3:]  # test rows
+    frame.loc[newest[-1], "sensor0"] = 1e9
+    frame.loc[newest[:2], "sensor1"] = np.nan
+    base, changed = api(csv), api(write(frame, tmp_path / "extreme.csv"))
+    np.testing.assert_array_equal(base.split.part("train")[0], changed.split.part("train")[0])
+    np.testing.assert_array_equal(base.trace.acquired, changed.trace.acquired)
+    assert changed.split.part("test")[0][-1, 0] > 1e6  # scaled with the training statistics
+
+
+def test_all_nan_feature_and_tsv_and_ints(tmp_path: Path) -> None:
+    frame = line_frame(n=200, seed=2)
+    frame["empty"] = np.nan
+    frame["quality"] = (frame["quality"] == "fail").astype(int)
+    result = api(write(frame, tmp_path / "line.tsv"), compare="RS")
+    assert "empty" in result.table.feature_names
+    assert result.positive == 1 and set(result.scores["Initial"]) >= {"f1", "recall"}
+
+
+def test_multiclass_labels_get_macro_f1(tmp_path: Path) -> None:
+    frame = line_frame(n=200, seed=3)
+    frame["quality"] = np.where(frame["sensor0"] > 0.5, "high",
+                                np.where(frame["sensor0"] < -0.5, "low", "mid"))
+    result = api(write(frame, tmp_path / "three.csv"), learner="logreg")
+    assert "macro_f1" in result.scores[result.name] and "f1" not in result.scores[result.name]
+
+
+def test_scores_match_the_definitions() -> None:
+    t = np.array(["ok"] * 6 + ["fail"] * 4)
+    p = np.array(["ok"] * 5 + ["fail"] * 2 + ["ok"] * 3)
+    s = scores(t, p, positive="fail")
+    assert s["accuracy"] == 0.6 and s["precision"] == 0.5 and s["recall"] == 0.25
+    assert s["balanced_accuracy"] == pytest.approx((5 / 6 + 0.25) / 2)
+    assert s["f1"] == pytest.approx(2 * 0.5 * 0.25 / 0.75)
+
+
+def test_rare_failures_warn_that_accuracy_misleads(tmp_path: Path) -> None:
+    frame = line_frame(n=300, seed=4)
+    fails = frame.index[frame["quality"] == "fail"]
+    frame = frame.drop(fails[:36])  # 9 failures left: 3.4 %
+    assert cli(write(frame, tmp_path / "rare.csv"), tmp_path / "rep", "--time", "when") == 0
+    assert "accuracy alone rewards a model that never flags a failure" in (
+        tmp_path / "rep" / "report.md").read_text()
+
+
+# ---------------------------------------------------------------------- input errors
+def _bad_frames() -> dict[str, Any]:
+    base = line_frame(n=120, seed=5)
+    one_class = base.assign(quality="ok")
+    late = base.sort_values("when").reset_index(drop=True)
+    late["quality"] = np.where(late.index >= 100, "fail", "ok")
+    unlabelled = base.copy()
+    unlabelled.loc[[3, 7], "quality"] = np.nan
+    text = base.assign(**{f: "x" for f in FEATURES})
+    badtime = base.assign(when=["soon"] * 120)
+    three = base.assign(quality=np.arange(120) % 3)
+    return {"one_class": one_class, "late": late, "unlabelled": unlabelled, "text": text,
+            "badtime": badtime, "three": three, "base": base}
+
+
+ERRORS = [
+    ("missing.csv", [], "not found"),
+    ("table.xlsx", [], "unsupported file type '.xlsx'"),
+    ("empty.csv", [], "is empty"),
+    ("header.csv", [], "no data rows"),
+    ("base.csv", ["--label", "qualty"], "did you mean 'quality'"),
+    ("base.csv", ["--time", "When"], "did you mean 'when'"),
+    ("base.csv", ["--features", "sensor0,sensr1"], "did you mean 'sensor1'"),
+    ("base.csv", ["--drop", "nothing"], "Pass one of the columns with --drop"),
+    ("base.csv", ["--features", "sensor0,when", "--time", "when"], "cannot also be a feature"),
+    ("text.csv", [], "encode those columns as numbers"),
+    ("text.csv", ["--features", "sensor0,sensor1"], "are not numeric; encode them"),
+    ("one_class.csv", [], "one class only ('ok' in all 120 rows)"),
+    ("late.csv", ["--time", "when"], "Lower --test-fraction"),
+    ("unlabelled.csv", [], "2 of 120 rows have no label"),
+    ("three.csv", [], "use --learner logreg"),
+    ("badtime.csv", ["--time", "when"], "cannot read the time column 'when'"),
+    ("base.csv", ["--initial", "90"], "too few rows"),
+    ("base.csv", ["--initial", "0"], "--initial must be at least 1"),
+    ("base.csv", ["--test-fraction", "1"], "--test-fraction must be in [0, 1)"),
+    ("base.csv", ["--budget", "0"], "must be positive"),
+    ("base.csv", ["--budget", "-5"], "must be positive"),
+    ("base.csv", ["--budget", "lots"], "cannot read the budget"),
+    ("base.csv", ["--budget", "500"], "exceeds the stream of 74 rows"),
+    ("base.csv", ["--budget", "150%"], "more than 100%"),
+    ("base.csv", ["--preset", "CBEAL-66"], "unknown preset 'CBEAL-66'"),
+    ("base.csv", ["--agents", "LD1,RAL7"], "choose from LD1"),
+    ("base.csv", ["--agents", "LD1"], "at least two different agents"),
+    ("base.csv", ["--learner", "svn"], "did you mean 'svm'"),
+    ("base.csv", ["--compare", "RS,USS"], "did you mean 'US'"),
+    ("base.csv", ["--positive", "bad"], "not one of the training classes"),
+    ("base.csv", ["--label", "when", "--time", "when"], "both the label and the time column"),
+]
+
+
+@pytest.fixture(scope="module")
+def bad_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("bad")
+    for name, frame in _bad_frames().items():
+        write(frame, folder / f"{name}.csv")
+    (folder / "empty.csv").write_text("")
+    (folder / "header.csv").write_text("quality,sensor0\n")
+    (folder / "table.xlsx").write_bytes(b"PK")
+    return folder
+
+
+@pytest.mark.parametrize(("file", "extra", "hint"), ERRORS, ids=[e[2][:30] for e in ERRORS])
+def test_input_errors_exit_2_with_a_hint_and_write_nothing(
+    bad_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], file: str,
+    extra: list[str], hint: str,
+) -> None:
+    out = tmp_path / "rep"
+    assert cli(bad_dir / file, out, *extra) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("cbeal: error: ") and hint in err, err
+    assert "Traceback" not in err and not out.exists()
+
+
+def test_missing_pandas_says_what_to_install(csv: Path, tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setitem(sys.modules, "pandas", None)
+    assert cli(csv, tmp_path / "rep") == 2
+    assert "pip install 'cbeal[pandas]'" in capsys.readouterr().err
