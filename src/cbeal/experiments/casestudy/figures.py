@@ -103,7 +103,7 @@ def _plot_asks(trace: Any, ax: Any) -> None:
     ax.vlines(t[asked & ~fails], 0.45, 1.0, color="tab:blue", lw=0.8, label="asked: pass")
     ax.vlines(t[asked & fails], 0.45, 1.0, color="tab:red", lw=1.4, label="asked: failure")
     ax.set_yticks([])
-    ax.set_ylim(0, 1)
+    ax.set_ylim(0, 1.35)  # room for the legend above the bars
     ax.set_title("when labels were asked (top) and where the failures were (bottom)")
     ax.legend(fontsize=7, loc="upper right", ncol=3)
 
