@@ -267,7 +267,7 @@ def test_cli_runs_a_narrow_case_study(tmp_path: Path, capsys: pytest.CaptureFixt
     assert code == 0
     out = capsys.readouterr().out
     assert "ai4i-l1" in out and "CBEAL-6" in out
-    frame = pd.read_csv(tmp_path / "casestudy_results.csv")
+    frame = pd.read_csv(tmp_path / "results_ai4i.csv")
     assert sorted(frame["method"]) == ["CBEAL-6", "Initial", "RS"]
     assert (tmp_path / "tables" / "ai4i-l1.md").exists()
 

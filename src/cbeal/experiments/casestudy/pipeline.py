@@ -62,7 +62,8 @@ def casestudy(
             changes["replications"] = replications
         studies.append(dataclasses.replace(study, **changes))
     start = time.perf_counter()
-    results = run_case_study(studies, out, n_jobs=n_jobs, progress=progress)
+    results = run_case_study(studies, out, n_jobs=n_jobs, progress=progress,
+                             name=f"results_{dataset}.csv")
     seconds = time.perf_counter() - start
     tables = write_report_tables(results, out / "tables")
     written: list[Path] = []

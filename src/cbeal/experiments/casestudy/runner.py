@@ -137,6 +137,7 @@ def run_case_study(
     replications: int | None = None,
     n_jobs: int = -1,
     progress: bool = True,
+    name: str = "casestudy_results.csv",
 ) -> Path:
     """Run `studies` into `out` (resuming finished rows); returns the collected CSV's path.
 
@@ -153,7 +154,7 @@ def run_case_study(
     for _ in tqdm(results, total=len(tasks), disable=not progress, unit="task",
                   desc="case study"):
         pass
-    return collect(out, chosen, reps)
+    return collect(out, chosen, reps, name=name)
 
 
 def _quiet_task(study: CaseStudy, rep: int, path: Path) -> None:
@@ -162,8 +163,9 @@ def _quiet_task(study: CaseStudy, rep: int, path: Path) -> None:
         run_case_task(study, rep, path=path)
 
 
-def collect(out: Path, studies: Sequence[CaseStudy], reps: dict[str, int]) -> Path:
-    """Gather the task files into ``out/casestudy_results.csv`` (one row per run)."""
+def collect(out: Path, studies: Sequence[CaseStudy], reps: dict[str, int], *,
+            name: str = "casestudy_results.csv") -> Path:
+    """Gather the task files into ``out/<name>`` (one row per run)."""
     import pandas as pd
 
     rows: list[dict[str, Any]] = []
@@ -174,6 +176,6 @@ def collect(out: Path, studies: Sequence[CaseStudy], reps: dict[str, int]) -> Pa
                 rows.extend(r for r in json.loads(path.read_text())
                             if r["method"] in s.methods
                             and (r["budget_share"] is None or r["budget_share"] in s.budgets))
-    target = out / "casestudy_results.csv"
+    target = out / name
     pd.DataFrame(rows).to_csv(target, index=False)
     return target
