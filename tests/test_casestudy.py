@@ -286,3 +286,18 @@ def test_scores_agree_with_scikit_learn(seed: int) -> None:
     assert s["f1"] == pytest.approx(metrics.f1_score(y, p, **kw))
     assert s["recall"] == pytest.approx(metrics.recall_score(y, p, **kw))
     assert s["precision"] == pytest.approx(metrics.precision_score(y, p, **kw))
+
+
+def test_cli_says_which_extra_is_missing(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    import sys
+
+    from cbeal.cli import main
+
+    for name in ("cbeal.experiments.casestudy.pipeline", "cbeal.experiments.casestudy.report"):
+        monkeypatch.delitem(sys.modules, name, raising=False)  # re-imported without pandas
+    monkeypatch.setitem(sys.modules, "pandas", None)  # as if pandas were not installed
+    code = main(["casestudy", "--dataset", "ai4i", "--out", str(tmp_path / "o")])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "needs pandas" in err and "pip install 'cbeal[all]'" in err

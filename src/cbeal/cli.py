@@ -203,6 +203,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ValueError, TypeError) as exc:
         print(f"cbeal: error: {exc}", file=sys.stderr)
         return 2
+    except ModuleNotFoundError as exc:  # an optional extra is missing: say which to install
+        print(f"cbeal: error: `cbeal {args.command}` needs {exc.name or exc}, which is not "
+              "installed; install the extras with: pip install 'cbeal[all]'", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":  # pragma: no cover
