@@ -10,20 +10,15 @@ import numpy as np
 from sklearn.datasets import make_classification
 
 from cbeal.core.validation import check_seed
+from cbeal.streams.split import StreamSplit
 
 __all__ = ["SimulatedStream", "make_stream"]
 
 
-@dataclass(frozen=True)
-class SimulatedStream:
+@dataclass(frozen=True, eq=False)
+class SimulatedStream(StreamSplit):
     """One replication: initial set ``D0``, the stream, a clean balanced test set, the budget."""
 
-    X0: np.ndarray
-    y0: np.ndarray
-    X_stream: np.ndarray
-    y_stream: np.ndarray
-    X_test: np.ndarray
-    y_test: np.ndarray
     budget: int
     params: dict[str, Any] = field(default_factory=dict)
 

@@ -19,6 +19,7 @@ import numpy as np
 from cbeal import userscores
 from cbeal.datasets import Dataset, load_ai4i2020, load_secom
 from cbeal.learners.preprocess import fit_preprocessor
+from cbeal.streams.split import StreamSplit
 
 __all__ = ["DATASETS", "METRICS", "CaseData", "CaseStudy", "contiguous_split", "scores"]
 
@@ -73,29 +74,15 @@ class CaseStudy:
 
 
 @dataclass(frozen=True, eq=False)
-class CaseData:
-    """One replication's arrays, preprocessed; ``*_index`` are rows of the dataset."""
+class CaseData(StreamSplit):
+    """One replication's split, preprocessed; ``*_index`` are rows of the dataset."""
 
-    X0: np.ndarray
-    y0: np.ndarray
-    X_stream: np.ndarray
-    y_stream: np.ndarray
-    X_test: np.ndarray
-    y_test: np.ndarray
     train_index: np.ndarray
     test_index: np.ndarray
 
     def budget(self, share: float) -> int:
         """Labels allowed for a budget given as a share of the stream (at least 1)."""
         return max(1, round(share * self.y_stream.size))
-
-    @property
-    def X_train(self) -> np.ndarray:
-        return np.vstack([self.X0, self.X_stream])
-
-    @property
-    def y_train(self) -> np.ndarray:
-        return np.concatenate([self.y0, self.y_stream])
 
 
 def contiguous_split(
