@@ -264,3 +264,98 @@ def test_missing_pandas_says_what_to_install(csv: Path, tmp_path: Path,
     monkeypatch.setitem(sys.modules, "pandas", None)
     assert cli(csv, tmp_path / "rep") == 2
     assert "pip install 'cbeal[pandas]'" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------- review follow-ups
+def _dated(fmt: str, n: int = 120, start: str = "2024-01-01") -> pd.DataFrame:
+    frame = line_frame(n=n).drop(columns="when")
+    stamps = pd.date_range(start, periods=n, freq="D")
+    frame["when"] = stamps.strftime(fmt)
+    frame["order"] = np.arange(n)  # the true time order, to compare with
+    return frame.sample(frac=1.0, random_state=1).reset_index(drop=True)
+
+
+def _stream_order(result: UserRun, frame: pd.DataFrame) -> np.ndarray:
+    rows = result.table.row[: result.split.n_train]
+    return frame["order"].to_numpy()[rows]
+
+
+def test_day_first_dates_are_ordered_by_date(tmp_path: Path) -> None:
+    frame = _dated("%d/%m/%Y %H:%M:%S")
+    result = api(write(frame.drop(columns="order"), tmp_path / "dmy.csv"))
+    assert np.array_equal(_stream_order(result, frame), np.arange(result.split.n_train))
+
+
+def test_ambiguous_day_month_dates_are_refused(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    frame = _dated("%m/%d/%Y", n=60).drop(columns="order")
+    frame["when"] = [f"0{1 + i % 9}/0{1 + (i // 9) % 9}/2024" for i in range(len(frame))]
+    code = cli(write(frame, tmp_path / "amb.csv"), tmp_path / "o", "--time", "when")
+    assert code == 2 and "day-first or month-first" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+
+
+def test_offsets_across_a_daylight_saving_change(tmp_path: Path) -> None:
+    frame = _dated("%Y-%m-%dT10:00:00", start="2024-03-01")
+    frame["when"] = [w + ("+01:00" if o < 30 else "+02:00")
+                     for w, o in zip(frame["when"], frame["order"], strict=True)]
+    result = api(write(frame.drop(columns="order"), tmp_path / "tz.csv"))
+    assert np.array_equal(_stream_order(result, frame), np.arange(result.split.n_train))
+
+
+def test_semicolon_csv_and_bom_txt(tmp_path: Path) -> None:
+    frame = line_frame(n=120)
+    semi = tmp_path / "semi.csv"
+    frame.to_csv(semi, index=False, sep=";")
+    bom = tmp_path / "bom.txt"
+    bom.write_text(frame.to_csv(index=False, sep="\t"), encoding="utf-8-sig")
+    for path in (semi, bom):
+        assert api(path).table.feature_names == tuple(FEATURES)
+
+
+@pytest.mark.parametrize(("change", "hint"), [
+    ("duplicate", "repeats the column name"),
+    ("continuous", "non-whole numbers"),
+    ("many", "distinct values"),
+])
+def test_more_label_and_header_errors(change: str, hint: str, tmp_path: Path,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    frame = line_frame(n=120)
+    if change == "duplicate":
+        frame.columns = [*FEATURES[:-1], FEATURES[0], "quality", "when"]
+    elif change == "continuous":
+        frame["quality"] = np.linspace(0.5, 9.3, len(frame))
+    else:
+        frame["quality"] = np.arange(len(frame)) % 60
+    code = cli(write(frame, tmp_path / "bad.csv"), tmp_path / "o", "--time", "when")
+    assert code == 2 and hint in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+
+
+def test_notes_for_ids_leaks_and_too_few_test_failures(tmp_path: Path) -> None:
+    frame = line_frame(n=200)
+    frame = frame.sort_values("when").reset_index(drop=True)
+    frame["row_id"] = np.arange(len(frame))
+    frame["fail_flag"] = (frame["quality"] == "fail").astype(int)  # derived from the label
+    notes = " ".join(api(write(frame, tmp_path / "leak.csv")).notes)
+    assert "row_id" in notes and "look like a row id" in notes
+    assert "almost perfectly" in notes
+    few = frame.drop(columns=["row_id", "fail_flag"])
+    few.loc[few.index[-60:], "quality"] = "ok"  # the most recent rows (the test set): no fail
+    notes = " ".join(api(write(few, tmp_path / "few.csv")).notes)
+    assert "only 0 row(s) of `fail`" in notes
+
+
+def test_rerun_removes_stale_outputs_and_out_must_be_a_folder(
+        csv: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "rep"
+    assert cli(csv, out, "--time", "when", "--compare", "none", "--format", "html") == 0
+    assert cli(csv, out, "--time", "when", "--compare", "none", "--test-fraction", "0") == 0
+    assert not (out / "report.html").exists() and not (out / "figures/scores.png").exists()
+    info = json.loads((out / "summary.json").read_text())
+    assert "All Training Data" not in info["labels_spent"]
+    capsys.readouterr()
+    target = tmp_path / "file.txt"
+    target.write_text("x")
+    assert cli(csv, target, "--time", "when") == 2
+    assert "is a file" in capsys.readouterr().err

@@ -86,12 +86,15 @@ def _run(args: argparse.Namespace) -> int:
         learner=args.learner, initial=args.initial, test_fraction=args.test_fraction,
         positive=args.positive, compare=args.compare, seed=args.seed, progress=args.progress,
     )
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {args.out!r} is a file; name a folder for the report")
     try:
         result = run(options)  # validates everything before the report folder exists
     except ImportError as exc:  # an optional extra (pandas) is missing: say what to install
         print(f"cbeal: error: {exc}", file=sys.stderr)
         return 2
-    report = write_report(result, Path(args.out), fmt=args.format)
+    report = write_report(result, out, fmt=args.format)
     print("\n".join(console_lines(result, report)))
     return 0
 

@@ -23,6 +23,8 @@ from cbeal.userscores import METRIC_LABELS
 
 __all__ = ["console_lines", "summary", "write_report"]
 
+OUTPUTS = ("report.md", "report.html", "trace.csv", "summary.json", "model.cbeal")
+FIGURES = ("run.png", "scores.png")
 RARE = 0.2  # below this share of the positive class, accuracy alone misleads
 
 
@@ -32,6 +34,8 @@ def write_report(result: UserRun, out: str | Path, *, fmt: str = "md") -> Path:
         raise ValueError(f"report format must be 'md' or 'html', got {fmt!r}")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
+    for stale in (*OUTPUTS, *(f"figures/{f}" for f in FIGURES)):  # from an earlier run
+        (out / stale).unlink(missing_ok=True)
     _write_trace(result, out / "trace.csv")
     result.model.save(out / "model.cbeal")
     figures, missing = _figures(result, out / "figures")
@@ -147,11 +151,13 @@ def _data(result: UserRun) -> list[Block]:
     tab, n_train = result.table, result.split.n_train
     counts = ", ".join(f"`{k}` {v}" for k, v in tab.class_counts().items())
     train = ", ".join(f"`{k}` {v}" for k, v in tab.class_counts(n_train).items())
+    values, sizes = np.unique(result.split.part("test")[1], return_counts=True)
+    test = ", ".join(f"`{k}` {v}" for k, v in zip(values.tolist(), sizes.tolist(), strict=True))
     return [
         ("h", 2, "Data"),
         ("p", f"`{tab.path.name}` (SHA-256 `{tab.sha256[:16]}…`): {tab.shape[0]} rows × "
               f"{tab.shape[1]} columns. Classes of `{tab.label}`: {counts} (training rows: "
-              f"{train})."),
+              f"{train}; test rows: {test or 'none'})."),
     ]
 
 
@@ -242,9 +248,12 @@ def _verdict(result: UserRun) -> list[Block]:
         parts = [f"{METRIC_LABELS[k]} {main[k]:.3f} vs {result.scores[other][k]:.3f}"
                  for k in keys]
         wins = sum(main[k] > result.scores[other][k] for k in keys)
+        losses = sum(main[k] < result.scores[other][k] for k in keys)
         word = ("ahead on all of them" if wins == len(keys) else
-                "behind on all of them" if all(main[k] < result.scores[other][k] for k in keys)
-                else "mixed")
+                "behind on all of them" if losses == len(keys) else
+                "tied on all of them" if wins == losses == 0 else
+                "ahead or tied" if losses == 0 else
+                "behind or tied" if wins == 0 else "mixed")
         lines.append(f"{result.name} vs {other}: {', '.join(parts)} — {result.name} {word}.")
     if lines:
         lines.append("This is one run on one split; differences of a few points can be chance. "

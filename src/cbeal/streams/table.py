@@ -70,6 +70,9 @@ class Table:
         return {str(k): int(v) for k, v in zip(labels, counts, strict=True)}
 
 
+MAX_CLASSES = 50  # more distinct labels than this is almost surely not a class label
+
+
 def _pandas() -> Any:
     try:
         import pandas as pd
@@ -100,6 +103,14 @@ def read_frame(path: str | Path) -> Any:
         raise InvalidInputError(f"data file {str(path)!r} not found{where}. Check the path.")
     frame = _read(path, ext)
     frame.columns = [str(c) for c in frame.columns]
+    renamed = [c for c in frame.columns if "." in c and c.rsplit(".", 1)[0] in frame.columns
+               and c.rsplit(".", 1)[1].isdigit()]
+    if renamed:  # pandas renames a repeated header "x" to "x.1"
+        raise InvalidInputError(
+            f"{path.name} repeats the column name(s) "
+            f"{_names([c.rsplit('.', 1)[0] for c in renamed])}; give every column a unique "
+            "name in the header row."
+        )
     if frame.shape[0] == 0:
         raise InvalidInputError(
             f"{path.name} has no data rows (columns: {_names(frame.columns)}); it needs a "
@@ -114,8 +125,8 @@ def _read(path: Path, ext: str) -> Any:
         if ext in (".parquet", ".pq"):
             return pd.read_parquet(path)
         if ext == ".txt":  # separator unknown: let pandas sniff it
-            return pd.read_csv(path, sep=None, engine="python")
-        return pd.read_csv(path, sep="," if ext == ".csv" else "\t")
+            return pd.read_csv(path, sep=None, engine="python", encoding="utf-8-sig")
+        return pd.read_csv(path, sep=_separator(path, ext), encoding="utf-8-sig")
     except pd.errors.EmptyDataError as exc:
         raise InvalidInputError(
             f"{path.name} is empty; it needs a header row followed by one row per sample."
@@ -125,6 +136,15 @@ def _read(path: Path, ext: str) -> Any:
             f"could not read {path.name}: {exc}. Check that it is a valid "
             f"{ext.lstrip('.').upper()} file (UTF-8 text with a header row, or Parquet)."
         ) from exc
+
+
+def _separator(path: Path, ext: str) -> str:
+    """Tab for .tsv; for .csv a comma, or a semicolon when the header has only those."""
+    if ext == ".tsv":
+        return "\t"
+    with path.open(encoding="utf-8-sig", errors="replace") as fh:
+        header = fh.readline()
+    return ";" if ";" in header and "," not in header else ","
 
 
 def _nearby(path: Path) -> str:
@@ -179,8 +199,14 @@ def _labels(frame: Any, label: str) -> np.ndarray:
     if pd.api.types.is_bool_dtype(col) or not pd.api.types.is_numeric_dtype(col):
         return np.array([str(v) for v in col], dtype=str)
     y = col.to_numpy()
-    if y.dtype.kind == "f" and np.all(np.mod(y, 1) == 0):
-        return y.astype(np.int64)  # 0.0/1.0 labels are the classes 0 and 1
+    if y.dtype.kind == "f":
+        if not np.all(np.mod(y, 1) == 0):
+            raise InvalidInputError(
+                f"the label column {label!r} holds non-whole numbers (e.g. "
+                f"{float(y[np.mod(y, 1) != 0][0])!r}); cbeal classifies: give it class "
+                "labels such as 0/1 or pass/fail (threshold a measurement first)."
+            )
+        y = y.astype(np.int64)  # 0.0/1.0 labels are the classes 0 and 1
     return y
 
 
@@ -206,15 +232,38 @@ def _time_keys(pd: Any, col: Any, time: str) -> np.ndarray:
     numbers = pd.to_numeric(col, errors="coerce")
     if not numbers.isna().any():
         return np.asarray(numbers.to_numpy(dtype=np.float64))
+    return _datetime_keys(pd, _parse_dates(pd, col.astype(str).str.strip(), time))
+
+
+def _parse_dates(pd: Any, text: Any, time: str) -> Any:
+    """Dates in one format for the whole column; ISO 8601 first, as it is unambiguous.
+
+    Other formats are read month-first and day-first; if both readings succeed and differ
+    (every day ≤ 12), the order of the rows is ambiguous and we refuse rather than guess.
+    """
     try:
-        return _datetime_keys(pd, pd.to_datetime(col, format="mixed"))
-    except (ValueError, TypeError, OverflowError) as exc:
-        bad = col[numbers.isna()].iloc[0]
+        return pd.to_datetime(text, format="ISO8601", utc=True)
+    except (ValueError, TypeError, OverflowError):
+        pass
+    readings = {}
+    for dayfirst in (False, True):
+        try:
+            readings[dayfirst] = pd.to_datetime(text, dayfirst=dayfirst, utc=True)
+        except (ValueError, TypeError, OverflowError):
+            continue
+    if not readings:
         raise InvalidInputError(
-            f"cannot read the time column {time!r} as dates or numbers (e.g. value {bad!r}); "
-            "use ISO dates such as 2024-05-01 13:45:00, numbers, or leave out --time to keep "
-            "the file order."
-        ) from exc
+            f"cannot read the time column {time!r} as dates or numbers (first value "
+            f"{text.iloc[0]!r}); use ISO dates such as 2024-05-01 13:45:00, numbers, or leave "
+            "out --time to keep the file order."
+        )
+    if len(readings) == 2 and not readings[False].equals(readings[True]):
+        raise InvalidInputError(
+            f"the dates in the time column {time!r} (e.g. {text.iloc[0]!r}) can be read "
+            "day-first or month-first, which orders the rows differently; rewrite them as ISO "
+            "dates (2024-05-01 13:45:00) or numbers."
+        )
+    return next(iter(readings.values()))
 
 
 def _datetime_keys(pd: Any, col: Any) -> np.ndarray:
@@ -327,6 +376,13 @@ def load_table(
         raise InvalidInputError(
             f"the label column {label!r} holds one class only ({y.tolist()[0]!r} in all {y.size} "
             "rows); active learning needs at least two classes. Check --label."
+        )
+    n_classes = np.unique(y).size
+    if n_classes > MAX_CLASSES:
+        raise InvalidInputError(
+            f"the label column {label!r} has {n_classes} distinct values; that looks like a "
+            f"measurement or an id, not a class label (cbeal allows up to {MAX_CLASSES} "
+            "classes). Check --label, or bin the values into classes first."
         )
     X = _features(frame, names)
     row = np.arange(len(frame), dtype=np.int64)
