@@ -301,3 +301,17 @@ def test_cli_says_which_extra_is_missing(monkeypatch: pytest.MonkeyPatch, tmp_pa
     assert code == 2
     err = capsys.readouterr().err
     assert "needs pandas" in err and "pip install 'cbeal[all]'" in err
+
+
+def test_a_narrowed_rerun_keeps_every_finished_row(toy: CaseStudy, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from cbeal.experiments.casestudy import studies
+
+    monkeypatch.setitem(studies.CASE_STUDIES, "toy-l1", toy)
+    kw = {"learner": "l1", "budgets": [0.1], "n_jobs": 1, "progress": False, "figures": False}
+    first = casestudy("toy", tmp_path, replications=2, methods=["CBEAL-6", "RS"], **kw)
+    before = pd.read_csv(first["results"])
+    again = casestudy("toy", tmp_path, replications=1, methods=["RS"], **kw)
+    after = pd.read_csv(again["results"])
+    assert len(after) == len(before) == 4
+    assert set(after["method"]) == {"CBEAL-6", "RS"}

@@ -14,6 +14,7 @@ from cbeal.experiments.casestudy.studies import CASE_STUDIES
 
 __all__ = ["figure_one_run", "figure_scores", "make_case_figures"]
 
+PALETTE = ("C0", "C1", "C2", "C4", "C5", "C6", "C8", "C9")  # no red: All Training Data's
 PANELS = (
     ("train_accuracy", "training accuracy"),
     ("test_accuracy", "test accuracy"),
@@ -39,8 +40,10 @@ def figure_scores(runs: pd.DataFrame, study: str, path: Path) -> Path:
             ax.errorbar(100 * sub["budget_share"] + 0.12 * (j - len(methods) / 2),
                         100 * sub[metric], yerr=100 * sub[f"{metric}_se"], capsize=2,
                         marker="o", ms=4 if bold else 3, lw=2.2 if bold else 1.0,
-                        color="tab:red" if bold else None, label=name, zorder=3 if bold else 2)
-        for name, color in zip(REFERENCES, ("black", "tab:red"), strict=True):
+                        color="black" if bold else PALETTE[j % len(PALETTE)], label=name,
+                        zorder=3 if bold else 2)
+        # the paper's Fig. 5: Initial in black, All Training Data in red, dash-dotted
+        for name, color in zip(REFERENCES, ("dimgray", "tab:red"), strict=True):
             ref = summary[summary["method"] == name]
             if ref.empty or metric not in ref:
                 continue

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from cbeal.experiments.casestudy.report import headline, write_report_tables
-from cbeal.experiments.casestudy.runner import run_case_study
+from cbeal.experiments.casestudy.runner import collect, run_case_study
 from cbeal.experiments.casestudy.studies import CASE_STUDIES, studies_for
 from cbeal.experiments.methods import METHODS
 
@@ -62,8 +62,10 @@ def casestudy(
             changes["replications"] = replications
         studies.append(dataclasses.replace(study, **changes))
     start = time.perf_counter()
-    results = run_case_study(studies, out, n_jobs=n_jobs, progress=progress,
-                             name=f"results_{dataset}.csv")
+    run_case_study(studies, out, n_jobs=n_jobs, progress=progress,
+                   name=f"results_{dataset}.csv")
+    # every finished run of the dataset, also those of other learners or earlier calls
+    results = collect(out, studies_for(dataset), name=f"results_{dataset}.csv")
     seconds = time.perf_counter() - start
     tables = write_report_tables(results, out / "tables")
     written: list[Path] = []

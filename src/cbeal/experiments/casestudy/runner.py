@@ -154,7 +154,7 @@ def run_case_study(
     for _ in tqdm(results, total=len(tasks), disable=not progress, unit="task",
                   desc="case study"):
         pass
-    return collect(out, chosen, reps, name=name)
+    return collect(out, chosen, name=name)
 
 
 def _quiet_task(study: CaseStudy, rep: int, path: Path) -> None:
@@ -163,19 +163,20 @@ def _quiet_task(study: CaseStudy, rep: int, path: Path) -> None:
         run_case_task(study, rep, path=path)
 
 
-def collect(out: Path, studies: Sequence[CaseStudy], reps: dict[str, int], *,
+def collect(out: Path, studies: Sequence[str | CaseStudy], *,
             name: str = "casestudy_results.csv") -> Path:
-    """Gather the task files into ``out/<name>`` (one row per run)."""
+    """Gather every finished row of `studies` under ``out/runs`` into ``out/<name>``.
+
+    All replications, methods and budgets on disk are kept, whatever the last run asked
+    for, so a narrowed rerun into the same folder never shrinks the results.
+    """
     import pandas as pd
 
     rows: list[dict[str, Any]] = []
-    for s in studies:
-        for r in range(reps[s.id]):
-            path = _task_path(out, s, r)
-            if path.exists():  # only what the study asks for: a file may hold more
-                rows.extend(r for r in json.loads(path.read_text())
-                            if r["method"] in s.methods
-                            and (r["budget_share"] is None or r["budget_share"] in s.budgets))
+    for study in studies:
+        sid = study if isinstance(study, str) else study.id
+        for path in sorted((out / "runs" / sid).glob("r*.json")):
+            rows.extend(json.loads(path.read_text()))
     target = out / name
     pd.DataFrame(rows).to_csv(target, index=False)
     return target
