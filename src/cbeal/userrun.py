@@ -43,7 +43,8 @@ from cbeal.core import (
 )
 from cbeal.core.agent import Agent
 from cbeal.core.presets import PRESETS
-from cbeal.learners import LEARNERS, LearnerAdapter, fit_preprocessor, make_learner
+from cbeal.learners import LEARNERS, fit_preprocessor, make_learner
+from cbeal.learners.adapter import fit_reference
 from cbeal.model import CbeAL, StreamLearner
 from cbeal.simulation import simulate
 from cbeal.streams.table import Table, load_table
@@ -269,9 +270,8 @@ def _stream_run(model: StreamLearner, split: Split, progress: bool | None) -> Tr
 def _reference(name: str, options: RunOptions, split: Split, classes: np.ndarray) -> np.ndarray:
     """Test predictions of the learner trained on D0 ("Initial") or all training labels."""
     X, y = split.part("initial" if name == "Initial" else "train")
-    fitted = LearnerAdapter(make_learner(options.learner), classes, options.seed)
-    fitted.fit(X, np.searchsorted(classes, y), warn=False)
-    return np.asarray(classes[np.argmax(fitted.predict_proba(split.part("test")[0]), axis=1)])
+    fitted = fit_reference(make_learner(options.learner), classes, options.seed, X, y)
+    return fitted.predict(split.part("test")[0])
 
 
 def run(options: RunOptions) -> UserRun:

@@ -55,13 +55,11 @@ def _accuracy(model: Any, X: np.ndarray, y: np.ndarray) -> float:
 
 def _fit_accuracy(learner: str, X: np.ndarray, y: np.ndarray, data: Any, seed: int) -> float:
     """Test accuracy of the learner trained on (X, y), seeded as the stream models are."""
-    from cbeal.learners.adapter import LearnerAdapter
+    from cbeal.learners.adapter import fit_reference
 
     classes = np.unique(np.concatenate([data.y0, data.y_stream]))
-    fitted = LearnerAdapter(make_learner(learner), classes, seed)
-    fitted.fit(X, np.searchsorted(classes, y), warn=False)
-    pred = classes[np.argmax(fitted.predict_proba(data.X_test), axis=1)]
-    return float(np.mean(pred == data.y_test))
+    fitted = fit_reference(make_learner(learner), classes, seed, X, y)
+    return float(np.mean(fitted.predict(data.X_test) == data.y_test))
 
 
 def _reference(name: str, learner: str, data: Any, seed: int) -> dict[str, Any]:

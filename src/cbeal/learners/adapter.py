@@ -15,7 +15,7 @@ from sklearn.base import clone
 
 from cbeal.core.exceptions import SingleClassWarning
 
-__all__ = ["LearnerAdapter", "check_estimator_has_proba"]
+__all__ = ["LearnerAdapter", "check_estimator_has_proba", "fit_reference"]
 
 
 def check_estimator_has_proba(estimator: Any) -> None:
@@ -96,3 +96,15 @@ class LearnerAdapter:
         proba = np.asarray(self.estimator_.predict_proba(X), dtype=np.float64)
         out[:, self.columns_] = proba
         return out
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        """Class labels (the most probable of ``classes``)."""
+        return np.asarray(self.classes[np.argmax(self.predict_proba(X), axis=1)])
+
+
+def fit_reference(estimator: Any, classes: np.ndarray, seed: int, X: np.ndarray,
+                  y: np.ndarray) -> LearnerAdapter:
+    """The learner fitted once on labels `y` (values of `classes`), seeded as the stream
+    models are: "Initial" and "All Training Data" of every experiment."""
+    return LearnerAdapter(estimator, classes, seed).fit(X, np.searchsorted(classes, y),
+                                                        warn=False)

@@ -24,7 +24,7 @@ from cbeal.experiments.casestudy.protocol import CaseData, CaseStudy, scores
 from cbeal.experiments.casestudy.studies import CASE_STUDIES
 from cbeal.experiments.methods import METHODS
 from cbeal.experiments.runner import git_sha, write_rows
-from cbeal.learners.adapter import LearnerAdapter
+from cbeal.learners.adapter import fit_reference
 from cbeal.learners.registry import make_learner
 from cbeal.model import StreamLearner
 from cbeal.simulation import simulate
@@ -41,13 +41,9 @@ def _evaluate(predict: Any, data: CaseData) -> dict[str, float]:
 
 def _reference(study: CaseStudy, name: str, data: CaseData, seed: int) -> dict[str, Any]:
     X, y = (data.X0, data.y0) if name == "Initial" else (data.X_train, data.y_train)
-    fitted = LearnerAdapter(make_learner(study.learner), np.array([0, 1]), seed)
-    fitted.fit(X, y, warn=False)  # a single-class D0 predicts its class (spec §1)
-
-    def predict(Z: np.ndarray) -> np.ndarray:
-        return np.argmax(fitted.predict_proba(Z), axis=1)
-
-    return {**_evaluate(predict, data), "n_acquired": int(y.size - data.y0.size),
+    # a single-class D0 predicts its class (spec §1)
+    fitted = fit_reference(make_learner(study.learner), np.array([0, 1]), seed, X, y)
+    return {**_evaluate(fitted.predict, data), "n_acquired": int(y.size - data.y0.size),
             "n_failures_acquired": int(y[data.y0.size:].sum())}
 
 
