@@ -98,7 +98,7 @@ in accuracy.
 def _methods() -> dict[str, Any]:
     from cbeal.experiments.methods import METHODS, Method
     from cbeal.experiments.skactiveml_check import SkactivemlAgent, skactiveml_methods
-    from cbeal.model import SingleAgentLearner, StreamLearner
+    from cbeal.models import SingleAgentLearner, StreamLearner
 
     def us_04(est: Any, budget: int, n_stream: int, seed: int) -> StreamLearner:
         return SingleAgentLearner(agent=SkactivemlAgent(strategy="US", budget_fraction=0.4),

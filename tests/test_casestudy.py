@@ -177,7 +177,7 @@ def test_refit_every_k_ends_with_a_learner_fitted_on_every_label(toy: CaseStudy)
     assert trace.n_acquired > 0
     X_pool, _ = model.labelled_pool
     assert model.estimator_.n_features_in_ == 4
-    assert model._since_refit == 0 and len(X_pool) == 10 + trace.n_acquired
+    assert model.labels_since_refit == 0 and len(X_pool) == 10 + trace.n_acquired
 
 
 # ----------------------------------------------------------------- tables

@@ -104,8 +104,10 @@ def test_learn_foreign_decision(stream: SimulatedStream) -> None:
     x, y, d = _acquire(other, stream)
     assert_unchanged(model, lambda: model.learn_one(x, y, decision=d), DecisionError,
                      "another model")
-    assert_unchanged(model, lambda: model.learn_one(x, y, decision="#3"), DecisionError,  # type: ignore[arg-type]
-                     "Decision returned by query_one")
+    assert_unchanged(model, lambda: model.learn_one(x, y, decision="#3"), DecisionError,
+                     "not a decision id")
+    assert_unchanged(model, lambda: model.learn_one(x, y, decision=3), DecisionError,
+                     "Decision returned by query_one, its to_dict\\(\\) or its id")
 
 
 def test_learn_wrong_sample(stream: SimulatedStream) -> None:
@@ -123,10 +125,10 @@ def test_refit_invalidates_old_decisions(stream: SimulatedStream) -> None:
         model.learn_one(x, y, decision=d)
 
 
-@pytest.mark.parametrize("budget", [0, -3, 2.5, "10", True])
+@pytest.mark.parametrize("budget", [0, -3, 2.5, "ten", True, "150%", None, float("nan")])
 def test_bad_budget(stream: SimulatedStream, budget: Any) -> None:
     model = CbeAL.from_preset("CBEAL-6", estimator=LogisticRegression(), budget=budget)
-    with pytest.raises(BudgetError, match="positive whole number|at least 1"):
+    with pytest.raises(BudgetError, match="at least 1|cannot read|number of labels|percent"):
         model.fit(stream.X0, stream.y0)
     assert not hasattr(model, "policy_")
 
@@ -170,7 +172,7 @@ def test_estimator_without_predict_proba(stream: SimulatedStream) -> None:
 def test_bad_options(stream: SimulatedStream) -> None:
     for kw, match in [
         ({"penalty": 0.5}, "negative"),
-        ({"refit": 0}, "refit"),
+        ({"refit_every": 0}, "refit_every"),
         ({"epsilon": 1.0}, "epsilon"),
     ]:
         model = CbeAL.from_preset("CBEAL-2", estimator=LogisticRegression(), budget=5, **kw)

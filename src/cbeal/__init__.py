@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from cbeal._version import __version__
 from cbeal.core import (
     Agent,
+    Budget,
     BudgetError,
     CbealError,
     Context,
@@ -16,8 +17,12 @@ from cbeal.core import (
     DecisionError,
     Exp4P,
     InvalidInputError,
+    LabelCount,
+    LabelRate,
     LowDensityAgent,
+    ModelFileError,
     NotFittedError,
+    ParameterError,
     ReinforcedAgent,
     SingleClassWarning,
     SpaceFillingAgent,
@@ -28,9 +33,9 @@ from cbeal.core import (
 # The stream models need scikit-learn (through the learner layer); load them on first use
 # so that `import cbeal.core` stays numpy-only.
 _LAZY = {
-    "CbeAL": "cbeal.model",
-    "SingleAgentLearner": "cbeal.model",
-    "StreamLearner": "cbeal.model",
+    "CbeAL": "cbeal.models",
+    "SingleAgentLearner": "cbeal.models",
+    "StreamLearner": "cbeal.models",
     "simulate": "cbeal.simulation",
     "SimulatedStream": "cbeal.streams",
     "make_stream": "cbeal.streams",
@@ -47,13 +52,14 @@ def __getattr__(name: str) -> Any:
 
 
 if TYPE_CHECKING:  # pragma: no cover
-    from cbeal.model import CbeAL, SingleAgentLearner, StreamLearner
+    from cbeal.models import CbeAL, SingleAgentLearner, StreamLearner
     from cbeal.simulation import simulate
     from cbeal.streams import SimulatedStream, make_stream
     from cbeal.trace import Trace
 
 __all__ = [
     "Agent",
+    "Budget",
     "BudgetError",
     "CbeAL",
     "CbealError",
@@ -62,8 +68,12 @@ __all__ = [
     "DecisionError",
     "Exp4P",
     "InvalidInputError",
+    "LabelCount",
+    "LabelRate",
     "LowDensityAgent",
+    "ModelFileError",
     "NotFittedError",
+    "ParameterError",
     "ReinforcedAgent",
     "SimulatedStream",
     "SingleAgentLearner",

@@ -18,7 +18,7 @@ __all__ = ["main"]
 
 def _demo(args: argparse.Namespace) -> int:
     from cbeal.learners.registry import make_learner
-    from cbeal.model import CbeAL
+    from cbeal.models import CbeAL
     from cbeal.simulation import simulate
     from cbeal.streams import make_stream
 

@@ -11,8 +11,9 @@ from tqdm.auto import tqdm
 
 from cbeal._version import __version__
 from cbeal.core import Decision
-from cbeal.core.validation import check_features, check_labels, label_index
-from cbeal.model import StreamLearner
+from cbeal.core.exceptions import ParameterError
+from cbeal.core.validation import check_labels, label_index
+from cbeal.models import StreamLearner
 from cbeal.trace import Trace
 
 __all__ = ["simulate"]
@@ -36,15 +37,14 @@ def simulate(
 
     The learner's predictions for upcoming samples are computed a chunk at a time and
     recomputed after each refit; this gives the same decisions as one ``query_one`` per
-    sample, faster.
+    sample, faster. Only the model's public methods are used: any driver can do the same.
     """
-    model._check_fitted()
-    X = np.array(check_features(X_stream, model.n_features_in_, what="X_stream"), copy=True)
+    X = model.transform(X_stream)  # validates, and raises if the model is not fitted
     y = check_labels(y_stream, X.shape[0])
     for v in np.unique(y):
         label_index(model.classes_, v)  # fail before the model changes
     if isinstance(delay, bool) or not isinstance(delay, (int, np.integer)) or delay < 0:
-        raise ValueError(f"delay must be a whole number ≥ 0, got {delay!r}")
+        raise ParameterError(f"delay must be a whole number ≥ 0, got {delay!r}")
     n = X.shape[0]
     names = model.agent_names
     k = len(names)
@@ -60,17 +60,21 @@ def simulate(
     certainty = np.zeros(n)
     queue: deque[tuple[int, Decision]] = deque()
 
-    learner = model._learner
+    def deliver(j: int, dj: Decision) -> None:
+        reward[j] = model.reward_of(dj, y[j])
+        model.learn_one(None, y[j], decision=dj)
+
     chunk, start, end, version = _MIN_CHUNK, 0, 0, -1
     cache = np.empty((0, model.classes_.shape[0]))
     show = progress if progress is not None else (n >= 5000 and sys.stderr.isatty())
     bar = tqdm(total=n, disable=not show, desc=type(model).__name__, unit="sample")
     for i in range(n):
-        if i >= end or learner.version != version:
-            chunk = min(chunk * 2, _MAX_CHUNK) if learner.version == version else _MIN_CHUNK
-            start, end, version = i, min(n, i + chunk), learner.version
-            cache = learner.predict_proba(X[start:end])
-        d = model._query(X[i], cache[i - start])
+        current = model.learner_version
+        if i >= end or current != version:
+            chunk = min(chunk * 2, _MAX_CHUNK) if current == version else _MIN_CHUNK
+            start, end, version = i, min(n, i + chunk), current
+            cache = model.predict_proba(X[start:end], transformed=True)
+        d = model.query_one(X[i], proba=cache[i - start], transformed=True)
         acquired[i] = d.acquire
         p_acq[i] = d.p_acquire
         advice[i] = d.advice
@@ -80,8 +84,7 @@ def simulate(
         if d.acquire:
             queue.append((i, d))
         while queue and queue[0][0] <= i - delay:
-            j, dj = queue.popleft()
-            reward[j] = model._learn(X[j], y[j], dj)
+            deliver(*queue.popleft())
         step = model.flush()
         if step is None:
             w_exp4p[i] = w_after[i] = d.weights
@@ -92,9 +95,9 @@ def simulate(
         bar.update(1)
     bar.close()
     while queue:
-        j, dj = queue.popleft()
-        reward[j] = model._learn(X[j], y[j], dj)
+        deliver(*queue.popleft())
     model.flush()
+    budget = model.budget
     return Trace(
         acquired=acquired,
         p_acquire=p_acq,
@@ -112,7 +115,7 @@ def simulate(
             "model": type(model).__name__,
             "params": repr(model),
             "random_state": repr(model.random_state),
-            "budget": model.budget_,
+            "budget": budget if isinstance(budget, (int, float, str)) else repr(budget),
             "delay": delay,
             "cbeal_version": __version__,
         },

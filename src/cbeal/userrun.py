@@ -45,7 +45,7 @@ from cbeal.core.agent import Agent
 from cbeal.core.presets import PRESETS
 from cbeal.learners import LEARNERS, fit_preprocessor, make_learner
 from cbeal.learners.adapter import fit_reference
-from cbeal.model import CbeAL, StreamLearner
+from cbeal.models import CbeAL, StreamLearner
 from cbeal.simulation import simulate
 from cbeal.streams.table import Table, load_table
 from cbeal.trace import Trace

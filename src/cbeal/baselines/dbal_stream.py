@@ -7,6 +7,7 @@ from typing import ClassVar
 import numpy as np
 
 from cbeal.core.agent import Agent, Context
+from cbeal.core.exceptions import ParameterError
 from cbeal.core.window import METRICS
 
 __all__ = ["DBALStreamAgent"]
@@ -49,9 +50,9 @@ class DBALStreamAgent(Agent):
 
     def _start(self, X0: np.ndarray) -> None:
         if self.form not in ("product", "moa"):
-            raise ValueError(f"form must be 'product' or 'moa', got {self.form!r}")
+            raise ParameterError(f"form must be 'product' or 'moa', got {self.form!r}")
         if not 0.0 < float(self.budget_fraction) <= 1.0:
-            raise ValueError(f"budget_fraction must be in (0, 1], got {self.budget_fraction}")
+            raise ParameterError(f"budget_fraction must be in (0, 1], got {self.budget_fraction}")
         L = int(self.window_size)
         self.points_ = np.zeros((L, X0.shape[1]))
         self.nn_ = np.full(L, np.inf)

@@ -11,6 +11,7 @@ from typing import ClassVar
 import numpy as np
 
 from cbeal.core.agent import Agent, Context
+from cbeal.core.exceptions import ParameterError
 
 __all__ = ["QBCPYPAgent"]
 
@@ -114,7 +115,7 @@ class QBCPYPAgent(Agent):
 
     def _start(self, X0: np.ndarray) -> None:
         if not 0.0 <= float(self.discount) < 1.0 or float(self.strength) <= -float(self.discount):
-            raise ValueError("need 0 ≤ discount < 1 and strength > −discount (Pitman–Yor)")
+            raise ParameterError("need 0 ≤ discount < 1 and strength > −discount (Pitman–Yor)")
         p = X0.shape[1]
         var = X0.var(axis=0) if X0.shape[0] > 1 else np.ones(p)
         var = np.where(var > 1e-12, var, 1.0)

@@ -7,6 +7,7 @@ from typing import ClassVar
 import numpy as np
 
 from cbeal.core.agent import Agent, Context
+from cbeal.core.exceptions import ParameterError
 
 __all__ = ["RandomAgent", "SplitAgent", "UncertaintyAgent", "VariableUncertaintyAgent"]
 
@@ -30,7 +31,7 @@ class RandomAgent(Agent):
 
     def _start(self, X0: np.ndarray) -> None:
         if not 0.0 <= float(self.rate) <= 1.0:
-            raise ValueError(f"rate must be in [0, 1], got {self.rate}")
+            raise ParameterError(f"rate must be in [0, 1], got {self.rate}")
 
     def advise_one(self, ctx: Context) -> float:
         return float(self.rate)
@@ -68,7 +69,7 @@ class _BudgetPaced(Agent):
 
     def _start(self, X0: np.ndarray) -> None:
         if not 0.0 < float(self.budget_fraction) <= 1.0:
-            raise ValueError(f"budget_fraction must be in (0, 1], got {self.budget_fraction}")
+            raise ParameterError(f"budget_fraction must be in (0, 1], got {self.budget_fraction}")
         self.n_seen_ = 0
         self.n_labels_ = 0
 

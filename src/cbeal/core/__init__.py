@@ -5,6 +5,7 @@ enforces it.
 """
 
 from cbeal.core.agent import Agent, Context
+from cbeal.core.budget import Budget, LabelCount, LabelRate, as_budget
 from cbeal.core.decision import Decision
 from cbeal.core.ensemble import AgentEnsemble
 from cbeal.core.ewma import ChartStep, EWMAChart
@@ -13,7 +14,9 @@ from cbeal.core.exceptions import (
     CbealError,
     DecisionError,
     InvalidInputError,
+    ModelFileError,
     NotFittedError,
+    ParameterError,
     SingleClassWarning,
     UnknownLabelError,
 )
@@ -30,6 +33,7 @@ __all__ = [
     "PRESETS",
     "Agent",
     "AgentEnsemble",
+    "Budget",
     "BudgetError",
     "CbealError",
     "ChartStep",
@@ -39,8 +43,12 @@ __all__ = [
     "EWMAChart",
     "Exp4P",
     "InvalidInputError",
+    "LabelCount",
+    "LabelRate",
     "LowDensityAgent",
+    "ModelFileError",
     "NotFittedError",
+    "ParameterError",
     "Params",
     "Policy",
     "Proposal",
@@ -49,6 +57,7 @@ __all__ = [
     "SingleClassWarning",
     "SpaceFillingAgent",
     "UnknownLabelError",
+    "as_budget",
     "preset_agents",
     "single_agent",
 ]

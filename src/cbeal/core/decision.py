@@ -1,4 +1,4 @@
-"""The answer of ``query_one``: whether to ask for a label, and why."""
+"""The answer of ``query_one``: whether to ask for a label, and why — as an object or as data."""
 
 from __future__ import annotations
 
@@ -8,7 +8,21 @@ from typing import Any
 
 import numpy as np
 
+from cbeal.core.exceptions import DecisionError
+
 __all__ = ["Decision"]
+
+_ARRAYS = ("advice", "weights", "proba")
+_FIELDS = (
+    "id", "t", "acquire", "p_acquire", "advice", "weights", "agent_names", "agent_kinds",
+    "y_pred", "proba", "classes", "certainty", "budget_left", "reason", "learner_version",
+    "model_token",
+)  # fmt: skip
+
+
+def _plain(value: Any) -> Any:
+    """A JSON-safe Python scalar for a numpy scalar (labels may be numpy ints or strings)."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 @dataclass(frozen=True, eq=False)
@@ -18,12 +32,15 @@ class Decision:
     Attributes
     ----------
     id
+        A string unique per model and stable across save/load, e.g. ``"3f9a0c2e-17"`` (the
+        model's token and the stream position). Label a pending decision by its id.
+    t
         Position of the sample in the model's stream (0 for the first ``query_one``).
     acquire
         Whether to ask the expert for the label.
     p_acquire
         Probability with which the acquire arm was drawn (after ``p_min`` and ε; 0 when
-        the budget was spent).
+        the budget refused the sample).
     advice
         Each agent's acquisition probability, in the order of ``agent_names``.
     weights
@@ -31,16 +48,39 @@ class Decision:
     agent_names, agent_kinds
         Names and kinds (``"exploration"``/``"exploitation"``) of the agents.
     y_pred, proba, certainty
-        The current learner's prediction, class probabilities (ordered as the model's
-        ``classes_``) and their maximum, recorded *before* any retraining on this sample;
-        the reward of the label is computed from ``y_pred``.
+        The current learner's prediction, class probabilities (ordered as ``classes``) and
+        their maximum, recorded *before* any retraining on this sample; the reward of the
+        label is computed from ``y_pred``.
+    classes
+        The model's classes, the order of ``proba``.
     budget_left
-        Labels still available after this decision.
+        Labels that may still be spent after this decision (for a rate: now).
     reason
-        ``"drawn"`` or ``"budget exhausted"``.
+        ``"drawn"``, or why the budget refused the sample (``"budget exhausted"``,
+        ``"label rate reached"``).
+    learner_version
+        Which fit of the learner made the prediction (1 = the fit on ``D0``).
+    model_token
+        Identifies the fitted model, so that a label is never given to the wrong model.
+
+    Examples
+    --------
+    >>> import json
+    >>> import numpy as np
+    >>> from cbeal.core import Decision
+    >>> d = Decision(id="ab12-0", t=0, acquire=True, p_acquire=0.6, advice=np.array([1.0, 0.0]),
+    ...              weights=np.array([0.5, 0.5]), agent_names=("LD1", "RAL1"),
+    ...              agent_kinds=("exploration", "exploitation"), y_pred=np.int64(0),
+    ...              proba=np.array([0.9, 0.1]), classes=(0, 1), certainty=0.9, budget_left=4)
+    >>> d.led_by, d.wanted
+    ('exploration', ('LD1',))
+    >>> same = Decision.from_dict(json.loads(json.dumps(d.to_dict())))
+    >>> same.id, same.y_pred, same.proba.tolist()
+    ('ab12-0', 0, [0.9, 0.1])
     """
 
-    id: int
+    id: str
+    t: int
     acquire: bool
     p_acquire: float
     advice: np.ndarray
@@ -49,9 +89,11 @@ class Decision:
     agent_kinds: tuple[str, ...]
     y_pred: Any
     proba: np.ndarray
+    classes: tuple[Any, ...]
     certainty: float
     budget_left: int
     reason: str = "drawn"
+    learner_version: int = 0
     model_token: str = field(default="", repr=False)
 
     def __post_init__(self) -> None:
@@ -90,11 +132,54 @@ class Decision:
     def explain(self) -> str:
         """One line a person can read, e.g. for a labelling queue."""
         if not self.acquire:
-            head = f"#{self.id}: skip ({self.reason}, P(acquire)={self.p_acquire:.3f})"
+            head = f"#{self.t}: skip ({self.reason}, P(acquire)={self.p_acquire:.3f})"
         else:
-            head = f"#{self.id}: ACQUIRE, {self.led_by}-led (P(acquire)={self.p_acquire:.3f})"
+            head = f"#{self.t}: ACQUIRE, {self.led_by}-led (P(acquire)={self.p_acquire:.3f})"
         votes = ", ".join(
             f"{n}={p:.2f}@w{w:.3f}"
             for n, p, w in zip(self.agent_names, self.advice, self.weights, strict=True)
         )
         return f"{head}; prediction {self.y_pred!r} at certainty {self.certainty:.3f}; {votes}"
+
+    # ------------------------------------------------------------------ as data
+    def to_dict(self) -> dict[str, Any]:
+        """Every field as JSON-safe Python values (lists for arrays); see :meth:`from_dict`."""
+        out: dict[str, Any] = {}
+        for name in _FIELDS:
+            value = getattr(self, name)
+            if name in _ARRAYS:
+                value = [float(v) for v in value]
+            elif name in ("agent_names", "agent_kinds", "classes"):
+                value = [_plain(v) for v in value]
+            else:
+                value = _plain(value)
+            out[name] = value
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Decision:
+        """The decision a :meth:`to_dict` dictionary (e.g. read back from JSON) describes."""
+        if not isinstance(data, dict):
+            raise DecisionError(f"a decision dictionary is needed, got {type(data).__name__}")
+        missing = [k for k in _FIELDS if k not in data]
+        if missing:
+            raise DecisionError(
+                f"the decision dictionary lacks {', '.join(missing)}; pass what "
+                "Decision.to_dict() returned, unchanged"
+            )
+        try:
+            values = {k: data[k] for k in _FIELDS}
+            for name in _ARRAYS:
+                values[name] = np.array(values[name], dtype=np.float64)
+            for name in ("agent_names", "agent_kinds", "classes"):
+                values[name] = tuple(values[name])
+            values.update(
+                id=str(values["id"]), t=int(values["t"]), acquire=bool(values["acquire"]),
+                p_acquire=float(values["p_acquire"]), certainty=float(values["certainty"]),
+                budget_left=int(values["budget_left"]), reason=str(values["reason"]),
+                learner_version=int(values["learner_version"]),
+                model_token=str(values["model_token"]),
+            )  # fmt: skip
+        except (TypeError, ValueError) as exc:
+            raise DecisionError(f"the decision dictionary has a malformed field: {exc}") from None
+        return cls(**values)

@@ -9,6 +9,7 @@ import numpy as np
 
 from cbeal.core.agent import Agent, Context
 from cbeal.core.ewma import ChartStep
+from cbeal.core.exceptions import ParameterError
 from cbeal.core.exp4p import Exp4P
 from cbeal.core.policy import Policy, Proposal
 from cbeal.core.window_agent import WindowAgent, WindowGroup
@@ -25,14 +26,14 @@ def name_agents(agents: Sequence[Any]) -> list[tuple[str, Agent]]:
         else:
             name, agent = f"AG{i + 1}", item
         if not isinstance(agent, Agent):
-            raise TypeError(
+            raise ParameterError(
                 f"agent {i} is {type(agent).__name__}, not a cbeal Agent; build agents from "
                 "LowDensityAgent, SpaceFillingAgent, ReinforcedAgent or an Agent subclass"
             )
         named.append((name, agent))
     names = [n for n, _ in named]
     if len(set(names)) != len(names):
-        raise ValueError(f"agent names must be unique, got {names}")
+        raise ParameterError(f"agent names must be unique, got {names}")
     return named
 
 
@@ -83,7 +84,7 @@ class AgentEnsemble(Policy):
     ) -> AgentEnsemble:
         if not 0.0 <= float(self.epsilon) < 1.0:
             # ε = 1 leaves the skip arm a propensity of 0 in the Exp4.P update
-            raise ValueError(f"epsilon must be in [0, 1), got {self.epsilon}")
+            raise ParameterError(f"epsilon must be in [0, 1), got {self.epsilon}")
         self.agents_ = [(n, a.clone().fit(X0, rng, y0)) for n, a in name_agents(self.agents)]
         self._plan(X0)
         self.solver_ = (self.solver.clone() if self.solver is not None else Exp4P()).start(

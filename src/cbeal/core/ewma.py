@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from cbeal.core.exceptions import ParameterError
+
 __all__ = ["ChartStep", "EWMAChart"]
 
 
@@ -43,11 +45,11 @@ class EWMAChart:
         reset_after_flip: bool,
     ) -> None:
         if not 0.0 < lam <= 1.0:
-            raise ValueError(f"lam (λ) must be in (0, 1], got {lam}")
+            raise ParameterError(f"lam (λ) must be in (0, 1], got {lam}")
         if limits not in ("paper", "shewhart"):
-            raise ValueError(f"limits must be 'paper' or 'shewhart', got {limits!r}")
+            raise ParameterError(f"limits must be 'paper' or 'shewhart', got {limits!r}")
         if flip_scope not in ("agent", "all"):
-            raise ValueError(f"flip_scope must be 'agent' or 'all', got {flip_scope!r}")
+            raise ParameterError(f"flip_scope must be 'agent' or 'all', got {flip_scope!r}")
         self.lam = float(lam)
         self.horizon = int(horizon)
         self.gamma = gamma

@@ -1,8 +1,9 @@
 """Typed errors and warnings of cbeal.
 
 Every error a user can trigger with bad input is one of these, and its message says
-what to do. All input errors subclass :class:`ValueError`, so code that already catches
-``ValueError`` keeps working.
+what to do, in terms of the Python API (parameters, columns, methods); the command line
+translates parameter names into its flags. All input errors subclass :class:`ValueError`,
+so code that already catches ``ValueError`` keeps working.
 """
 
 from __future__ import annotations
@@ -12,7 +13,9 @@ __all__ = [
     "CbealError",
     "DecisionError",
     "InvalidInputError",
+    "ModelFileError",
     "NotFittedError",
+    "ParameterError",
     "SingleClassWarning",
     "UnknownLabelError",
 ]
@@ -26,20 +29,36 @@ class InvalidInputError(CbealError, ValueError):
     """Features or labels of the wrong shape, type or value (NaN, inf, strings, lengths)."""
 
 
+class ParameterError(CbealError, ValueError, TypeError):
+    """A constructor parameter with a wrong value or type (checked when it is first used).
+
+    It is both a :class:`ValueError` and a :class:`TypeError`, like the errors
+    scikit-learn raises for invalid parameters, so either ``except`` clause catches it.
+    """
+
+
 class UnknownLabelError(CbealError, ValueError):
     """A label that is not one of the model's classes."""
 
 
-class BudgetError(CbealError, ValueError):
-    """An invalid label budget (not a positive whole number)."""
+class BudgetError(ParameterError):
+    """An invalid label budget (neither a positive count nor a rate in (0, 1))."""
 
 
 class DecisionError(CbealError, ValueError):
     """A decision that cannot be labelled: not an acquisition, already labelled, or foreign."""
 
 
-class NotFittedError(CbealError, RuntimeError):
-    """The model was used before ``fit`` gave it an initial labelled set."""
+class ModelFileError(CbealError, ValueError):
+    """A model file that cannot be loaded: foreign, corrupt, truncated, unsafe or too new."""
+
+
+class NotFittedError(CbealError, RuntimeError, ValueError, AttributeError):
+    """The model was used before ``fit`` gave it an initial labelled set.
+
+    Like scikit-learn's ``NotFittedError`` it is a ``ValueError`` and an
+    ``AttributeError``; the stream models raise a subclass that is also scikit-learn's.
+    """
 
 
 class SingleClassWarning(UserWarning):

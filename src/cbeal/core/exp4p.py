@@ -7,11 +7,13 @@ import math
 import numpy as np
 
 from cbeal.core.ewma import ChartStep, EWMAChart
+from cbeal.core.exceptions import ParameterError
 from cbeal.core.params import Params
 
 __all__ = ["Exp4P"]
 
 K_ARMS = 2  # acquire, skip
+_MAX_EXP = 700.0  # math.exp overflows just above 709
 
 
 class Exp4P(Params):
@@ -88,15 +90,15 @@ class Exp4P(Params):
     def start(self, n_agents: int) -> Exp4P:
         """Reset the weights for `n_agents` agents (N ≥ 2)."""
         if n_agents < 2:
-            raise ValueError(
+            raise ParameterError(
                 f"Exp4.P needs at least 2 agents, got {n_agents}: with one agent p_min = 0 "
                 "and the variance term divides by zero. Run a single agent with "
                 "SingleAgentLearner instead."
             )
         if int(self.horizon) < 1:
-            raise ValueError(f"horizon T must be ≥ 1, got {self.horizon}")
+            raise ParameterError(f"horizon T must be ≥ 1, got {self.horizon}")
         if self.confidence not in ("paper", "beygelzimer"):
-            raise ValueError(
+            raise ParameterError(
                 f"confidence must be 'paper' or 'beygelzimer', got {self.confidence!r}"
             )
         T = int(self.horizon)
@@ -106,7 +108,7 @@ class Exp4P(Params):
             p_min = float(self.p_min)
         if not 0.0 < p_min <= 1.0 / K_ARMS:
             # p_min = 0 makes the step size p_min/2 vanish and the propensities reach 0.
-            raise ValueError(f"p_min must be in (0, 1/K] = (0, 0.5], got {p_min}")
+            raise ParameterError(f"p_min must be in (0, 1/K] = (0, 0.5], got {p_min}")
         c = math.log(n_agents) if self.confidence == "paper" else math.log(n_agents / self.delta)
         self.n_agents_ = n_agents
         self.p_min_ = p_min
@@ -153,20 +155,32 @@ class Exp4P(Params):
         """Apply the ``v̂`` factor with the propensities ``[p_acquire, 1 − p_acquire]`` used."""
         k = 0.5 * self.p_min_ * self.bonus_
         p1, p2 = p_acquire, 1.0 - p_acquire
-        self._alpha = [
-            a * math.exp(k * (x / p1 + (1.0 - x) / p2))
-            for a, x in zip(self._alpha, advice.tolist(), strict=True)
-        ]
-        self._keep_finite()
+        self._multiply([k * (x / p1 + (1.0 - x) / p2) for x in advice.tolist()])
 
     def update_reward(self, advice: np.ndarray, p_acquire: float, reward: float) -> None:
         """Apply the ``ĝ`` factor for reward `reward` of the acquire arm drawn with `p_acquire`."""
         if reward == 0.0:
             return
         k = 0.5 * self.p_min_ * reward / p_acquire
-        self._alpha = [
-            a * math.exp(k * x) for a, x in zip(self._alpha, advice.tolist(), strict=True)
-        ]
+        xs = advice.tolist()
+        exponents = [k * x for x in xs]
+        if not all(-_MAX_EXP < e < _MAX_EXP for e in exponents):
+            # a huge reward: this order of multiplication never gives inf · 0 = NaN
+            scale = 0.5 * self.p_min_ / p_acquire
+            exponents = [(scale * x) * reward for x in xs]
+        self._multiply(exponents)
+
+    def _multiply(self, exponents: list[float]) -> None:
+        """``α_i ← α_i · exp(e_i)`` without overflow (a common factor leaves decisions alone)."""
+        if all(-_MAX_EXP < e < _MAX_EXP for e in exponents):
+            self._alpha = [a * math.exp(e) for a, e in zip(self._alpha, exponents, strict=True)]
+        else:
+            clamped = [min(max(e, -1e300), 1e300) for e in exponents]
+            top = max(clamped)
+            self._alpha = [
+                a * math.exp(max(e - top, -_MAX_EXP))
+                for a, e in zip(self._alpha, clamped, strict=True)
+            ]
         self._keep_finite()
 
     def chart_step(self) -> ChartStep:

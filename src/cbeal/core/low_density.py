@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from cbeal.core.exceptions import ParameterError
 from cbeal.core.window_agent import WindowAgent
 
 __all__ = ["LowDensityAgent"]
@@ -60,7 +61,7 @@ class LowDensityAgent(WindowAgent):
     def _check_params(self) -> None:
         super()._check_params()
         if not 0 < float(self.sparsity_fraction):
-            raise ValueError(f"sparsity_fraction must be > 0, got {self.sparsity_fraction!r}")
+            raise ParameterError(f"sparsity_fraction must be > 0, got {self.sparsity_fraction!r}")
 
     def lsf(self, d: np.ndarray) -> int:
         """Local sparsity factor of a sample whose distances to the members are `d`."""

@@ -2,8 +2,10 @@
 
 Components take keyword-only constructor parameters and store them unchanged under the
 same name; learned state ends in ``_``. :class:`Params` derives ``get_params``,
-``set_params``, ``clone`` and a compact ``repr`` from the ``__init__`` signature, like
-scikit-learn's ``BaseEstimator`` but without depending on scikit-learn.
+``set_params``, ``clone`` and a compact ``repr`` from the ``__init__`` signature, with
+scikit-learn's semantics (``deep=True`` lists nested parameters as ``outer__inner``,
+``set_params`` accepts them, ``sklearn.base.clone`` works) but without depending on
+scikit-learn.
 """
 
 from __future__ import annotations
@@ -12,9 +14,15 @@ import copy
 import inspect
 from typing import Any, TypeVar
 
+from cbeal.core.exceptions import ParameterError
+
 __all__ = ["Params"]
 
 P = TypeVar("P", bound="Params")
+
+
+def _nested(value: Any) -> bool:
+    return hasattr(value, "get_params") and not isinstance(value, type)
 
 
 class Params:
@@ -29,25 +37,47 @@ class Params:
             if name != "self" and par.kind in (par.KEYWORD_ONLY, par.POSITIONAL_OR_KEYWORD)
         ]
 
-    def get_params(self) -> dict[str, Any]:
-        """The constructor parameters, as given."""
-        return {name: getattr(self, name) for name in self._param_names()}
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """The constructor parameters, as given; with `deep`, nested ones as ``name__param``."""
+        out: dict[str, Any] = {}
+        for name in self._param_names():
+            value = getattr(self, name)
+            out[name] = value
+            if deep and _nested(value):
+                out.update((f"{name}__{k}", v) for k, v in value.get_params(deep=True).items())
+        return out
 
     def set_params(self: P, **params: Any) -> P:
-        """Set constructor parameters; unknown names raise ``ValueError``."""
+        """Set parameters, nested ones as ``name__param``; unknown names raise an error."""
         valid = set(self._param_names())
-        for name, value in params.items():
+        inner: dict[str, dict[str, Any]] = {}
+        for key, value in params.items():
+            name, _, rest = key.partition("__")
             if name not in valid:
-                raise ValueError(
+                raise ParameterError(
                     f"{type(self).__name__} has no parameter {name!r}; "
                     f"valid parameters are {sorted(valid)}"
                 )
-            setattr(self, name, value)
+            if rest:
+                inner.setdefault(name, {})[rest] = value
+            else:
+                setattr(self, name, value)
+        for name, sub in inner.items():
+            target = getattr(self, name)
+            if not _nested(target):
+                raise ParameterError(
+                    f"{type(self).__name__}.{name} is {type(target).__name__}, which has no "
+                    f"parameters to set ({', '.join(f'{name}__{k}' for k in sub)})"
+                )
+            target.set_params(**sub)
         return self
 
     def clone(self: P) -> P:
         """A new, unfitted component with the same parameters (deep-copied)."""
-        return type(self)(**copy.deepcopy(self.get_params()))
+        return type(self)(**copy.deepcopy(self.get_params(deep=False)))
+
+    def __sklearn_clone__(self: P) -> P:
+        return self.clone()
 
     def __repr__(self) -> str:
         sig = inspect.signature(type(self).__init__)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from cbeal.core.agent import Agent
+from cbeal.core.exceptions import ParameterError
 from cbeal.core.low_density import LowDensityAgent
 from cbeal.core.reinforced import ReinforcedAgent
 from cbeal.core.space_filling import SpaceFillingAgent
@@ -32,7 +33,7 @@ def _pair(i: int) -> list[tuple[str, Agent]]:
             ("LD3", LowDensityAgent(window_size=100, sparsity_fraction=0.005)),
             ("RAL4", ReinforcedAgent(theta0=0.90, eta=0.005)),
         ]
-    raise ValueError(f"no agent pair {i}")
+    raise ParameterError(f"no agent pair {i}")
 
 
 PRESETS: dict[str, tuple[int, ...]] = {
@@ -52,7 +53,7 @@ def preset_agents(name: str) -> list[tuple[str, Agent]]:
     """
     key = name.upper().replace("_", "-")
     if key not in PRESETS:
-        raise ValueError(f"unknown preset {name!r}; choose one of {sorted(PRESETS)}")
+        raise ParameterError(f"unknown preset {name!r}; choose one of {sorted(PRESETS)}")
     return [pair for i in PRESETS[key] for pair in _pair(i)]
 
 
@@ -66,6 +67,6 @@ def single_agent(name: str) -> Agent:
         for agent_name, agent in _pair(i):
             if agent_name == name.upper():
                 return agent
-    raise ValueError(
+    raise ParameterError(
         f"unknown agent {name!r}; choose one of LD1, LD2, LD3, SPF1, RAL1, RAL2, RAL3, RAL4"
     )

@@ -7,6 +7,7 @@ from typing import ClassVar
 import numpy as np
 
 from cbeal.core.agent import Agent, Context
+from cbeal.core.exceptions import ParameterError
 
 __all__ = ["ReinforcedAgent"]
 
@@ -47,9 +48,9 @@ class ReinforcedAgent(Agent):
 
     def _start(self, X0: np.ndarray) -> None:
         if not 0.0 < float(self.theta0) <= 1.0:
-            raise ValueError(f"theta0 must be in (0, 1], got {self.theta0!r}")
+            raise ParameterError(f"theta0 must be in (0, 1], got {self.theta0!r}")
         if not float(self.eta) >= 0.0:
-            raise ValueError(f"eta must be ≥ 0, got {self.eta!r}")
+            raise ParameterError(f"eta must be ≥ 0, got {self.eta!r}")
         self.theta_ = float(self.theta0)
 
     def advise_one(self, ctx: Context) -> float:
@@ -60,6 +61,6 @@ class ReinforcedAgent(Agent):
         if advice < 0.5 or reward == 0.0:
             return
         if penalty >= 0.0:
-            raise ValueError(f"the penalty ρ− must be negative, got {penalty}")
+            raise ParameterError(f"the penalty ρ− must be negative, got {penalty}")
         factor = 1.0 + float(self.eta) * (1.0 - 2.0 ** (reward / penalty))
         self.theta_ = min(self.theta_ * factor, 1.0)

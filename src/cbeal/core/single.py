@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from cbeal.core.agent import Agent, Context
+from cbeal.core.exceptions import ParameterError
 from cbeal.core.policy import Policy, Proposal
 
 __all__ = ["SingleAgentPolicy"]
@@ -46,9 +47,9 @@ class SingleAgentPolicy(Policy):
         y0: np.ndarray | None = None,
     ) -> SingleAgentPolicy:
         if not isinstance(self.agent, Agent):
-            raise TypeError(f"agent must be a cbeal Agent, got {type(self.agent).__name__}")
+            raise ParameterError(f"agent must be a cbeal Agent, got {type(self.agent).__name__}")
         if not 0.0 <= float(self.epsilon) <= 1.0:
-            raise ValueError(f"epsilon must be in [0, 1], got {self.epsilon}")
+            raise ParameterError(f"epsilon must be in [0, 1], got {self.epsilon}")
         self.agent_ = self.agent.clone().fit(X0, rng, y0)
         self.name_ = self.name or type(self.agent).__name__
         return self

@@ -7,10 +7,9 @@ from typing import Any
 
 import numpy as np
 
-from cbeal.core.exceptions import BudgetError, InvalidInputError, UnknownLabelError
+from cbeal.core.exceptions import InvalidInputError, UnknownLabelError
 
 __all__ = [
-    "check_budget",
     "check_features",
     "check_labels",
     "check_sample",
@@ -114,24 +113,6 @@ def label_index(classes: np.ndarray, y: Any) -> int:
         f"label {y!r} is not one of the model's classes {classes.tolist()}. "
         "Declare every possible label up front with classes=[...] when you build the model."
     )
-
-
-def check_budget(budget: Any) -> int:
-    """A positive whole number of labels."""
-    if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)):
-        if isinstance(budget, (float, np.floating)) and float(budget).is_integer():
-            budget = int(budget)
-        else:
-            raise BudgetError(
-                f"budget must be a positive whole number of labels, got {budget!r}. "
-                "For a share of the stream use e.g. budget=int(0.1 * n_stream)."
-            )
-    if budget <= 0:
-        raise BudgetError(
-            f"budget must be at least 1 label, got {budget}. A model with no budget can never "
-            "ask for a label."
-        )
-    return int(budget)
 
 
 def check_seed(random_state: Any) -> np.random.Generator:

@@ -14,6 +14,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from cbeal.core.exceptions import ParameterError
+
 __all__ = ["METRICS", "DistanceWindow", "pairwise_to"]
 
 
@@ -42,7 +44,8 @@ def pairwise_to(metric: str, points: np.ndarray, x: np.ndarray) -> np.ndarray:
     try:
         fn = METRICS[metric]
     except KeyError:
-        raise ValueError(f"unknown metric {metric!r}; choose one of {sorted(METRICS)}") from None
+        msg = f"unknown metric {metric!r}; choose one of {sorted(METRICS)}"
+        raise ParameterError(msg) from None
     return fn(points, x)
 
 
@@ -58,7 +61,7 @@ class DistanceWindow:
 
     def __init__(self, capacity: int, n_features: int, metric: str, fill: float) -> None:
         if metric not in METRICS:
-            raise ValueError(f"unknown metric {metric!r}; choose one of {sorted(METRICS)}")
+            raise ParameterError(f"unknown metric {metric!r}; choose one of {sorted(METRICS)}")
         self.capacity = capacity
         self.metric = metric
         self.fill = fill

@@ -7,6 +7,7 @@ from typing import ClassVar
 import numpy as np
 
 from cbeal.core.agent import Agent, Context
+from cbeal.core.exceptions import ParameterError
 from cbeal.core.window import METRICS, DistanceWindow
 
 __all__ = ["WindowAgent", "WindowGroup"]
@@ -33,11 +34,13 @@ class WindowAgent(Agent):
     def _check_params(self) -> None:
         size = self.window_size
         if isinstance(size, bool) or not isinstance(size, (int, np.integer)):
-            raise ValueError(f"window_size must be a whole number ≥ 2, got {self.window_size!r}")
+            raise ParameterError(
+                f"window_size must be a whole number ≥ 2, got {self.window_size!r}"
+            )
         if self.window_size < 2:
-            raise ValueError(f"window_size must be at least 2, got {self.window_size}")
+            raise ParameterError(f"window_size must be at least 2, got {self.window_size}")
         if self.metric not in METRICS:
-            raise ValueError(f"unknown metric {self.metric!r}; choose one of {sorted(METRICS)}")
+            raise ParameterError(f"unknown metric {self.metric!r}; choose one of {sorted(METRICS)}")
 
     def _start(self, X0: np.ndarray) -> None:
         self._check_params()

@@ -15,7 +15,7 @@ from cbeal.baselines import (
     VariableUncertaintyAgent,
 )
 from cbeal.core import Agent, Exp4P, preset_agents, single_agent
-from cbeal.model import CbeAL, SingleAgentLearner, StreamLearner
+from cbeal.models import CbeAL, SingleAgentLearner, StreamLearner
 
 __all__ = ["METHODS", "Method", "method_names"]
 

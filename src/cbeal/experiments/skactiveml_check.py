@@ -21,7 +21,7 @@ import numpy as np
 
 from cbeal.core.agent import Agent, Context
 from cbeal.experiments.methods import Builder, Method
-from cbeal.model import SingleAgentLearner, StreamLearner
+from cbeal.models import SingleAgentLearner, StreamLearner
 
 __all__ = ["STRATEGIES", "SkactivemlAgent", "skactiveml_methods"]
 

@@ -13,20 +13,20 @@ from typing import Any
 import numpy as np
 from sklearn.base import clone
 
-from cbeal.core.exceptions import SingleClassWarning
+from cbeal.core.exceptions import InvalidInputError, ParameterError, SingleClassWarning
 
 __all__ = ["LearnerAdapter", "check_estimator_has_proba", "fit_reference"]
 
 
 def check_estimator_has_proba(estimator: Any) -> None:
-    """Raise a clear TypeError unless `estimator` is a classifier with ``predict_proba``."""
+    """Raise a clear error unless `estimator` is a classifier with ``predict_proba``."""
     if estimator is None or not hasattr(estimator, "fit"):
-        raise TypeError(
+        raise ParameterError(
             f"estimator must be a scikit-learn style classifier, got {estimator!r}; e.g. "
             "cbeal.learners.PlattSVC() or LogisticRegression()"
         )
     if not hasattr(estimator, "predict_proba"):
-        raise TypeError(
+        raise ParameterError(
             f"{type(estimator).__name__} has no predict_proba; cbeal needs class probabilities. "
             "For an SVM use cbeal.learners.PlattSVC (Platt-scaled), or wrap the estimator in "
             "sklearn.calibration.CalibratedClassifierCV."
@@ -34,17 +34,21 @@ def check_estimator_has_proba(estimator: Any) -> None:
 
 
 class LearnerAdapter:
-    """The current base learner ``f_t`` of a stream model.
+    """One fit of the base learner ``f_t`` of a stream model.
 
     Parameters
     ----------
     estimator
-        Unfitted template; cloned on every refit so the user's object is never modified.
+        Unfitted template; cloned on every fit so the user's object is never modified.
     classes
         The model's classes, in the order of every probability vector cbeal reports.
     seed
         Used for the estimator's ``random_state`` when that parameter exists and is None,
         so that the same model seed gives the same decisions.
+
+    :meth:`fit` trains this adapter; :meth:`fitted_on` returns a *new* adapter trained on
+    another pool (version + 1) and leaves this one serving, so that a failed refit changes
+    nothing.
     """
 
     def __init__(self, estimator: Any, classes: np.ndarray, seed: int) -> None:
@@ -56,10 +60,11 @@ class LearnerAdapter:
         self.classes = classes
         self.estimator_: Any = None
         self.single_class_: int | None = None
-        self.version = 0  # bumped on every refit; callers key prediction caches on it
+        self.columns_ = np.arange(classes.shape[0])
+        self.version = 0  # 1 after the first fit; callers key prediction caches on it
 
     def fit(self, X: np.ndarray, y_index: np.ndarray, *, warn: bool = True) -> LearnerAdapter:
-        """Refit on the labelled pool (`y_index` are positions in ``classes``)."""
+        """Train on the labelled pool (`y_index` are positions in ``classes``)."""
         present = np.unique(y_index)
         self.version += 1
         if present.size < 2:
@@ -80,12 +85,22 @@ class LearnerAdapter:
         for c in est.classes_:
             hits = np.flatnonzero(self.classes == c)
             if hits.size != 1:
-                raise RuntimeError(f"estimator learned class {c!r} that the model does not know")
+                raise InvalidInputError(
+                    f"the estimator learned class {c!r}, which the model does not know"
+                )
             cols.append(int(hits[0]))
         self.columns_ = np.asarray(cols)
         self.estimator_ = est
         self.single_class_ = None
         return self
+
+    def fitted_on(self, X: np.ndarray, y_index: np.ndarray) -> LearnerAdapter:
+        """A new adapter, trained on (`X`, `y_index`), one version newer; self is unchanged."""
+        new = object.__new__(LearnerAdapter)
+        new.template, new.classes = self.template, self.classes
+        new.estimator_, new.single_class_, new.columns_ = None, None, self.columns_
+        new.version = self.version
+        return new.fit(X, y_index, warn=False)
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
         """Class probabilities ordered as ``classes`` (0 for classes the pool lacks)."""
@@ -102,9 +117,10 @@ class LearnerAdapter:
         return np.asarray(self.classes[np.argmax(self.predict_proba(X), axis=1)])
 
 
-def fit_reference(estimator: Any, classes: np.ndarray, seed: int, X: np.ndarray,
-                  y: np.ndarray) -> LearnerAdapter:
+def fit_reference(
+    estimator: Any, classes: np.ndarray, seed: int, X: np.ndarray, y: np.ndarray
+) -> LearnerAdapter:
     """The learner fitted once on labels `y` (values of `classes`), seeded as the stream
     models are: "Initial" and "All Training Data" of every experiment."""
-    return LearnerAdapter(estimator, classes, seed).fit(X, np.searchsorted(classes, y),
-                                                        warn=False)
+    adapter = LearnerAdapter(estimator, classes, seed)
+    return adapter.fit(X, np.searchsorted(classes, y), warn=False)

@@ -25,6 +25,8 @@ from sklearn.svm import SVC
 from sklearn.utils import Tags, check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from cbeal.core.exceptions import ParameterError
+
 __all__ = ["PlattSVC"]
 
 _MIN_PROB = 1e-7  # pairwise probabilities are clipped to [_MIN_PROB, 1 - _MIN_PROB], as libsvm
@@ -245,9 +247,9 @@ class PlattSVC(ClassifierMixin, BaseEstimator):
         classes, y_idx = np.unique(y, return_inverse=True)
         if classes.size < 2:
             msg = "PlattSVC needs samples of at least two classes; got only one class"
-            raise ValueError(f"{msg} {classes.tolist()!r}")
+            raise ParameterError(f"{msg} {classes.tolist()!r}")
         if not isinstance(self.cv, numbers.Integral) or isinstance(self.cv, bool) or self.cv < 2:
-            raise ValueError(f"cv must be an int >= 2, got {self.cv!r}")
+            raise ParameterError(f"cv must be an int >= 2, got {self.cv!r}")
         gamma = self.gamma
         if isinstance(gamma, str) and gamma in ("scale", "auto"):
             if gamma == "auto":

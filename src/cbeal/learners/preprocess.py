@@ -12,7 +12,9 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["fit_preprocessor"]
+from cbeal.core.exceptions import ParameterError
+
+__all__ = ["fit_preprocessor", "fitted_transform"]
 
 
 def fit_preprocessor(X_train: Any) -> Any:
@@ -38,8 +40,31 @@ def fit_preprocessor(X_train: Any) -> Any:
 
     X = np.asarray(X_train, dtype=np.float64)
     if X.ndim != 2 or X.shape[0] == 0:
-        raise ValueError(f"fit_preprocessor needs a non-empty 2-D array, got shape {X.shape}")
+        raise ParameterError(f"fit_preprocessor needs a non-empty 2-D array, got shape {X.shape}")
     pipe = make_pipeline(
         SimpleImputer(strategy="median", keep_empty_features=True), StandardScaler()
     )
     return pipe.fit(X)
+
+
+def fitted_transform(preprocessor: Any, X0: Any) -> Any:
+    """`preprocessor` itself if it is already fitted, else a clone fitted on `X0`.
+
+    A fitted transformer is used as it is (e.g. a scaler fitted on unlabelled history,
+    which a plant has plenty of); an unfitted one learns from the inputs of ``D0`` only.
+    """
+    from sklearn.base import clone
+    from sklearn.exceptions import NotFittedError
+    from sklearn.utils.validation import check_is_fitted
+
+    if not hasattr(preprocessor, "transform"):
+        raise ParameterError(
+            f"preprocessor must be a scikit-learn transformer with a transform method, got "
+            f"{type(preprocessor).__name__}; e.g. make_pipeline(SimpleImputer(), "
+            "StandardScaler())"
+        )
+    try:
+        check_is_fitted(preprocessor)
+        return preprocessor
+    except (NotFittedError, TypeError):
+        return clone(preprocessor).fit(X0)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from cbeal.core.exceptions import ParameterError
+
 __all__ = ["LEARNERS", "make_learner"]
 
 LEARNERS = ("svm", "svm-libsvm", "logreg", "logreg-l1", "random-forest", "gradient-boosting")
@@ -38,4 +40,4 @@ def make_learner(name: str, *, random_state: Any = None) -> Any:
         return RandomForestClassifier(n_estimators=100, random_state=random_state)
     if key == "gradient-boosting":
         return HistGradientBoostingClassifier(random_state=random_state)
-    raise ValueError(f"unknown learner {name!r}; choose one of {', '.join(LEARNERS)}")
+    raise ParameterError(f"unknown learner {name!r}; choose one of {', '.join(LEARNERS)}")

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 from sklearn.datasets import make_classification
 
+from cbeal.core.exceptions import ParameterError
 from cbeal.core.validation import check_seed
 from cbeal.streams.split import StreamSplit
 
@@ -55,11 +56,11 @@ def make_stream(
     (2, 250)
     """
     if not 0.0 < pc < 1.0:
-        raise ValueError(f"pc must be in (0, 1), got {pc}")
+        raise ParameterError(f"pc must be in (0, 1), got {pc}")
     if not 0.0 <= sp < 1.0 or not 0.0 <= ds < 1.0:
-        raise ValueError(f"sp and ds must be in [0, 1), got sp={sp}, ds={ds}")
+        raise ParameterError(f"sp and ds must be in [0, 1), got sp={sp}, ds={ds}")
     if n <= n_initial or n_test % 2:
-        raise ValueError("need n > n_initial and an even n_test")
+        raise ParameterError("need n > n_initial and an even n_test")
     rng = check_seed(random_state)
     n_pos = round(pc * n)
     n_neg = n - n_pos

@@ -34,15 +34,15 @@ class CaseStudy:
     """One case study: a bundled dataset, a base learner and the protocol's constants.
 
     ``id`` is permanent; a changed protocol gets a new ``version`` (it enters the seeds).
-    ``refit`` is the stream models' refit schedule: ``"every"`` label (Algorithm 1) or every
-    k labels, for learners too slow to refit a thousand times per run. Every method of a
-    study shares it.
+    ``refit`` is the stream models' refit schedule (their ``refit_every``): ``1``, after
+    every label (Algorithm 1), or every k labels, for learners too slow to refit a thousand
+    times per run. Every method of a study shares it.
     """
 
     id: str
     dataset: str
     learner: str
-    refit: str | int = "every"
+    refit: int = 1
     budgets: tuple[float, ...] = (0.03, 0.05, 0.10, 0.15, 0.20)
     replications: int = 10
     methods: tuple[str, ...] = (

@@ -26,7 +26,7 @@ from cbeal.experiments.methods import METHODS
 from cbeal.experiments.runner import git_sha, write_rows
 from cbeal.learners.adapter import fit_reference
 from cbeal.learners.registry import make_learner
-from cbeal.model import StreamLearner
+from cbeal.models import StreamLearner
 from cbeal.simulation import simulate
 from cbeal.trace import Trace
 
@@ -55,13 +55,13 @@ def run_method(
     if method.build is None:
         raise ValueError(f"{name!r} is a reference, not a stream method")
     model = method.build(make_learner(study.learner), budget, data.y_stream.size, seed)
-    model.set_params(refit=study.refit, classes=[0, 1])
+    model.set_params(refit_every=study.refit, classes=[0, 1])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SingleClassWarning)  # D0 without a failure: spec §8
         model.fit(data.X0, data.y0)
         trace = simulate(model, data.X_stream, data.y_stream)
-        if model.refit != "every" and model._since_refit:  # labels since the last refit
-            model._refit()
+        if model.labels_since_refit:
+            model.refit()
     return model, trace
 
 
@@ -108,7 +108,8 @@ def run_case_task(
             row = _stream(study, name, data, budget, seed)
         row.update(
             method=name, budget_share=share, budget=budget, study=study.id,
-            dataset=study.dataset, learner=study.learner, refit=str(study.refit),
+            dataset=study.dataset, learner=study.learner,
+            refit="every" if study.refit == 1 else str(study.refit),
             replication=replication, seed=seed, protocol=study.version,
             n_stream=int(data.y_stream.size), n_test=int(data.y_test.size),
             d0_failures=int(data.y0.sum()), test_failures=int(data.y_test.sum()),

@@ -1,0 +1,237 @@
+"""Label budgets: how many labels a stream model may spend, and when (numpy-free).
+
+As in scikit-activeml, the strategy scores and a separate budget manager decides: the
+agents and the bandit say how much a sample is worth asking for, the budget says whether a
+label may be spent now. A refused sample is skipped without a draw, exactly as after the
+paper's ``while budget_used < B``.
+
+* :class:`LabelCount` is the paper's budget ``B``: a total, spent as early as the agents want.
+* :class:`LabelRate` paces spending over a stream of unknown length: after ``t`` samples at
+  most ``floor(rate · t)`` labels have been spent, optionally at most ``max_in_window`` in any
+  ``window`` consecutive samples (an expert's capacity per shift) and at most ``total``.
+
+Either is never exceeded: a label counts when the decision to acquire it is made, pending
+labels included. :meth:`Budget.refund` gives a label back when a pending acquisition is
+cancelled (its label was never bought).
+"""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from collections import deque
+from typing import Any
+
+from cbeal.core.exceptions import BudgetError
+from cbeal.core.params import Params
+
+__all__ = ["Budget", "LabelCount", "LabelRate", "as_budget"]
+
+_EPS = 1e-9  # rate · t is a float: 0.29 · 100 = 28.999999999999996 must allow 29 labels
+
+
+class Budget(Params, ABC):
+    """A budget manager; ``t`` is the number of stream samples seen, the current one included."""
+
+    def start(self) -> Budget:
+        """Reset: nothing spent."""
+        self._check()
+        self.spent_ = 0
+        return self
+
+    def _check(self) -> None:
+        """Validate the parameters (raise :class:`~cbeal.BudgetError`)."""
+
+    @abstractmethod
+    def left(self, t: int) -> int:
+        """Labels that may be spent at sample `t` (0: none now)."""
+
+    def allows(self, t: int) -> bool:
+        """Whether one more label may be spent at sample `t`."""
+        return self.left(t) >= 1
+
+    def spend(self, t: int) -> None:
+        """Spend one label on sample `t` (call only when :meth:`allows` said yes)."""
+        self.spent_ += 1
+
+    def refund(self, t: int) -> None:
+        """Give back the label spent on sample `t` (a cancelled acquisition)."""
+        if self.spent_ < 1:
+            raise BudgetError("nothing was spent, so nothing can be refunded")
+        self.spent_ -= 1
+
+    @property
+    @abstractmethod
+    def reason(self) -> str:
+        """Why a sample was skipped when :meth:`allows` says no, for a :class:`Decision`."""
+
+
+class LabelCount(Budget):
+    """At most `total` labels over the whole stream (the paper's budget ``B``).
+
+    Examples
+    --------
+    >>> from cbeal.core import LabelCount
+    >>> b = LabelCount(total=2).start()
+    >>> b.allows(1), b.spend(1), b.spend(2), b.allows(3)
+    (True, None, None, False)
+    >>> b.refund(2); b.left(3)
+    1
+    """
+
+    def __init__(self, *, total: int = 100) -> None:
+        self.total = total
+
+    def _check(self) -> None:
+        _check_count(self.total, "total")
+
+    def left(self, t: int) -> int:
+        return int(self.total) - self.spent_
+
+    @property
+    def reason(self) -> str:
+        return "budget exhausted"
+
+    def __str__(self) -> str:
+        return f"{self.total} labels"
+
+
+class LabelRate(Budget):
+    """At most ``floor(rate · t)`` labels after ``t`` samples: a share of the parts, paced.
+
+    The allowance grows by `rate` per sample and unused allowance carries over, so a quiet
+    spell lets the agents ask more later; `window` and `max_in_window` bound such bursts
+    (e.g. at most 20 labels in any 1,000 samples), and `total` caps the whole stream.
+
+    Parameters
+    ----------
+    rate
+        Share of the samples that may be labelled, in (0, 1); e.g. 0.02 for 2 % of parts.
+    total
+        Optional cap on all labels.
+    window, max_in_window
+        Optional: at most `max_in_window` labels among any `window` consecutive samples.
+
+    Examples
+    --------
+    >>> from cbeal.core import LabelRate
+    >>> b = LabelRate(rate=0.1).start()
+    >>> [b.allows(t) for t in (1, 9, 10)]       # the first label after 10 samples
+    [False, False, True]
+    >>> b.spend(10); b.allows(19), b.allows(20)
+    (False, True)
+    """
+
+    def __init__(
+        self,
+        *,
+        rate: float = 0.1,
+        total: int | None = None,
+        window: int | None = None,
+        max_in_window: int | None = None,
+    ) -> None:
+        self.rate = rate
+        self.total = total
+        self.window = window
+        self.max_in_window = max_in_window
+
+    def _check(self) -> None:
+        rate = self.rate
+        if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 < rate < 1:
+            raise BudgetError(
+                f"rate must be a share of the samples in (0, 1), got {rate!r}; e.g. 0.02 "
+                "for 2 % of the parts"
+            )
+        if self.total is not None:
+            _check_count(self.total, "total")
+        if (self.window is None) != (self.max_in_window is None):
+            raise BudgetError("give window and max_in_window together, or neither")
+        if self.window is not None:
+            _check_count(self.window, "window")
+            _check_count(self.max_in_window, "max_in_window")
+
+    def start(self) -> LabelRate:
+        super().start()
+        self.recent_: deque[int] = deque()  # sample numbers of the labels in the window
+        return self
+
+    def left(self, t: int) -> int:
+        n = math.floor(float(self.rate) * t + _EPS) - self.spent_
+        if self.total is not None:
+            n = min(n, int(self.total) - self.spent_)
+        if self.window is not None:
+            recent = self.recent_
+            while recent and recent[0] <= t - int(self.window):
+                recent.popleft()
+            n = min(n, int(self.max_in_window) - len(recent))  # type: ignore[arg-type]
+        return max(n, 0)
+
+    def spend(self, t: int) -> None:
+        super().spend(t)
+        if self.window is not None:
+            self.recent_.append(t)
+
+    def refund(self, t: int) -> None:
+        super().refund(t)
+        if t in self.recent_:
+            self.recent_.remove(t)
+
+    @property
+    def reason(self) -> str:
+        return "label rate reached"
+
+    def __str__(self) -> str:
+        text = f"{100 * float(self.rate):g}% of samples"
+        if self.window is not None:
+            text += f", at most {self.max_in_window} in any {self.window}"
+        if self.total is not None:
+            text += f", at most {self.total} in all"
+        return text
+
+
+def _check_count(value: Any, name: str) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise BudgetError(f"{name} must be a whole number ≥ 1, got {value!r}")
+
+
+def as_budget(value: Any) -> Budget:
+    """A fresh budget from a count, a rate, a percentage string or a :class:`Budget`.
+
+    A whole number ``≥ 1`` is a :class:`LabelCount`; a number in (0, 1) or a string such as
+    ``"2%"`` is a :class:`LabelRate`; a :class:`Budget` is cloned.
+
+    >>> as_budget(148), as_budget(0.02), as_budget("2%"), as_budget(20.0)
+    (LabelCount(total=148), LabelRate(rate=0.02), LabelRate(rate=0.02), LabelCount(total=20))
+    """
+    if isinstance(value, Budget):
+        return value.clone().start()
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            number = float(text[:-1]) / 100 if text.endswith("%") else float(text)
+        except ValueError:
+            raise BudgetError(
+                f"cannot read the budget {value!r}; write a number of labels such as 50, or "
+                "a share such as 0.02 or '2%'"
+            ) from None
+        if text.endswith("%") and not 0 < number < 1:
+            raise BudgetError(f"a budget in percent must be between 0 and 100 %, got {value!r}")
+        return as_budget(number)
+    if not isinstance(value, bool) and hasattr(value, "__index__"):
+        value = int(value)  # numpy integers
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise BudgetError(
+            f"budget must be a number of labels (e.g. 148), a share of the samples (e.g. "
+            f"0.02) or a Budget object, got {value!r}"
+        )
+    value = float(value) if not isinstance(value, int) else value
+    if isinstance(value, float) and 0 < value < 1:
+        return LabelRate(rate=value).start()
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        value = int(value)
+    if isinstance(value, int) and value >= 1:
+        return LabelCount(total=value).start()
+    raise BudgetError(
+        f"budget must be at least 1 label or a share in (0, 1), got {value!r}; a model with "
+        "no budget can never ask for a label"
+    )

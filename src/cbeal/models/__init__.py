@@ -1,0 +1,8 @@
+"""The stream models: :class:`CbeAL` (agent ensemble + bandit), :class:`SingleAgentLearner`
+(one agent), and their shared machinery :class:`StreamLearner`."""
+
+from cbeal.models.cbeal import CbeAL
+from cbeal.models.single import SingleAgentLearner
+from cbeal.models.stream import StreamLearner
+
+__all__ = ["CbeAL", "SingleAgentLearner", "StreamLearner"]

@@ -1,0 +1,115 @@
+"""CbeAL: the agent ensemble weighted by Exp4.P-EWMA, as a stream model."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from cbeal.core import AgentEnsemble, Exp4P, preset_agents
+from cbeal.core.agent import Agent
+from cbeal.models.stream import StreamLearner
+
+__all__ = ["CbeAL"]
+
+
+class CbeAL(StreamLearner):
+    """Ensemble active learning by contextual bandits (Zeng, Chen & Jin).
+
+    Exploration agents (low density, space filling) and exploitation agents (reinforced
+    certainty threshold) vote on "label it or not"; an Exp4.P solver with an EWMA
+    weight-flipping chart weighs their votes by the rewards of past acquisitions
+    (``ρ+`` when the learner would have been wrong, ``ρ−`` when it was right).
+
+    Parameters
+    ----------
+    agents
+        Agents or (name, agent) pairs, at least two (see :meth:`from_preset`).
+    estimator
+        Any scikit-learn classifier with ``predict_proba``; cloned, never modified. If it
+        has a ``random_state`` left at None, cbeal seeds it from ``random_state``.
+    budget
+        A number of labels (``148``: the paper's ``B``), a share of the samples (``0.02``
+        or ``"2%"``: at most 2 % of the samples seen so far, paced) or a
+        :class:`~cbeal.core.Budget` such as ``LabelRate(rate=0.02, window=1000,
+        max_in_window=30)``. Never exceeded; pending labels count.
+    solver
+        An :class:`~cbeal.core.Exp4P` carrying the bandit's options; None = paper defaults.
+    epsilon
+        Ensemble-level ε-greedy exploration.
+    reward, penalty
+        ``ρ+`` (finite, > 0) and ``ρ−`` (finite, < 0).
+    classes
+        Every label that can occur; default: the labels of ``D0``.
+    refit_every
+        Retrain the learner after every label (``1``, the paper), every k labels, or never
+        by itself (``None``: call :meth:`refit`, e.g. from a background job).
+    preprocessor
+        Optional scikit-learn transformer applied to every input (imputation, encoding,
+        scaling): used as is when already fitted, else fitted on ``X0``. The agents and the
+        learner then see its output; raw inputs may hold what it handles (NaN, text).
+    random_state
+        Seed of every random draw; same seed, same decisions.
+
+    Examples
+    --------
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from cbeal import CbeAL, make_stream, simulate
+    >>> s = make_stream(n=300, random_state=0)
+    >>> model = CbeAL.from_preset("CBEAL-6", estimator=LogisticRegression(), budget=28,
+    ...                           random_state=0)
+    >>> model = model.fit(s.X0, s.y0)
+    >>> d = model.query_one(s.X_stream[0])
+    >>> d.agent_names
+    ('LD1', 'RAL1', 'LD2', 'RAL2', 'SPF1', 'RAL3')
+    >>> trace = simulate(model, s.X_stream[1:], s.y_stream[1:])
+    >>> model.budget_used_ <= 28
+    True
+    """
+
+    def __init__(
+        self,
+        *,
+        agents: Sequence[Any],
+        estimator: Any,
+        budget: Any,
+        solver: Exp4P | None = None,
+        epsilon: float = 0.01,
+        reward: float = 1.0,
+        penalty: float = -0.5,
+        classes: Sequence[Any] | None = None,
+        refit_every: int | None = 1,
+        preprocessor: Any = None,
+        random_state: Any = None,
+    ) -> None:
+        self.agents = agents
+        self.estimator = estimator
+        self.budget = budget
+        self.solver = solver
+        self.epsilon = epsilon
+        self.reward = reward
+        self.penalty = penalty
+        self.classes = classes
+        self.refit_every = refit_every
+        self.preprocessor = preprocessor
+        self.random_state = random_state
+
+    @classmethod
+    def from_preset(cls, name: str = "CBEAL-6", **params: Any) -> CbeAL:
+        """A CbeAL with the agents of preset `name` (CBEAL-2, -4, -4*, -6, -8; spec §5)."""
+        return cls(agents=preset_agents(name), **params)
+
+    @classmethod
+    def from_agents(cls, agents: Sequence[Agent | tuple[str, Agent]], **params: Any) -> CbeAL:
+        """A CbeAL with your own agents (or (name, agent) pairs), in the order given."""
+        return cls(agents=list(agents), **params)
+
+    def _make_policy(self) -> AgentEnsemble:
+        return AgentEnsemble(agents=self.agents, solver=self.solver, epsilon=self.epsilon)
+
+    @property
+    def weights_(self) -> np.ndarray:
+        """Current standardized agent weights."""
+        self._check_fitted()
+        return np.asarray(self.policy_.solver_.weights())  # type: ignore[attr-defined]

@@ -1,0 +1,539 @@
+"""The stream model: learner, labelled pool, budget and the label protocol (spec §1, §9).
+
+:class:`StreamLearner` is the shared machinery; :class:`~cbeal.CbeAL` plugs in the agent
+ensemble and :class:`~cbeal.SingleAgentLearner` a single agent.
+
+* ``query_one`` / ``query_many`` observe samples and commit decisions (an acquisition
+  spends a label at once); ``learn_one`` delivers a label — now or hours later, by the
+  :class:`~cbeal.Decision`, its dict or its id; ``cancel`` ends a pending acquisition
+  whose label will never come.
+* **Atomic steps.** Every public step holds the model's lock from its first check to its
+  last write, so threads may share a model: each step sees the whole of the steps before
+  it and none of the ones after. A step that fails (bad input, a learner that cannot be
+  fitted) changes nothing.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import uuid
+from abc import abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import numpy as np
+
+from cbeal.core import (
+    Budget,
+    ChartStep,
+    Context,
+    Decision,
+    DecisionError,
+    InvalidInputError,
+    ParameterError,
+    Params,
+    Policy,
+    Proposal,
+    as_budget,
+)
+from cbeal.core.validation import (
+    check_features,
+    check_labels,
+    check_sample,
+    check_seed,
+    label_index,
+)
+from cbeal.learners.adapter import LearnerAdapter, check_estimator_has_proba
+from cbeal.learners.conventions import NotFittedError, classifier_tags
+from cbeal.models.inputs import Inputs
+
+__all__ = ["StreamLearner"]
+
+M = TypeVar("M", bound="StreamLearner")
+_GUARD = threading.Lock()  # creates each model's own lock exactly once
+
+
+@dataclass(frozen=True)
+class _Pending:
+    """What a pending acquisition needs when its label arrives."""
+
+    x: np.ndarray
+    proposal: Proposal
+    y_index: int
+    decision: Decision
+
+
+class StreamLearner(Params):
+    """Shared machinery of the stream-based active learners (see :class:`~cbeal.CbeAL`)."""
+
+    estimator: Any
+    budget: Any
+    reward: float
+    penalty: float
+    classes: Sequence[Any] | None
+    refit_every: int | None
+    preprocessor: Any
+    random_state: Any
+
+    @abstractmethod
+    def _make_policy(self) -> Policy:
+        """The unfitted policy that scores samples."""
+
+    # ------------------------------------------------------------------ locking
+    @property
+    def _mutex(self) -> threading.RLock:
+        lock = self.__dict__.get("_lock")
+        if lock is None:
+            with _GUARD:
+                lock = self.__dict__.setdefault("_lock", threading.RLock())
+        return lock
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state.pop("_lock", None)  # a lock cannot be copied; each copy makes its own
+        return state
+
+    # ------------------------------------------------------------------ set-up
+    def fit(self: M, X0: Any, y0: Any) -> M:
+        """Start a stream from the initial labelled set ``D0 = (X0, y0)``; returns self.
+
+        Resets everything: the learner is trained on ``D0``, the agents' windows start with
+        ``X0`` (most recent last), the budget is full and no decision is pending.
+        """
+        with self._mutex:
+            self._check_params()
+            check_estimator_has_proba(self.estimator)
+            inputs, X = Inputs.fit(X0, self.preprocessor)
+            y = check_labels(y0, X.shape[0])
+            if X.shape[0] == 0:
+                raise InvalidInputError(
+                    "D0 is empty; give at least one labelled sample (ideally one per class) so "
+                    "the learner can make a first prediction."
+                )
+            budget = as_budget(self.budget)
+            classes = self._classes(y)
+            y_index = np.array([label_index(classes, v) for v in y], dtype=np.intp)
+            rng = check_seed(self.random_state)
+            learner = LearnerAdapter(self.estimator, classes, int(rng.integers(2**31 - 1)))
+            learner.fit(X, y_index, warn=True)
+            policy = self._make_policy().start(X, rng, y_index)
+
+            self.classes_ = classes
+            self.inputs_ = inputs
+            self.n_features_in_ = inputs.n_features
+            if inputs.names is not None:
+                self.feature_names_in_ = inputs.names
+            else:
+                self.__dict__.pop("feature_names_in_", None)
+            self.budget_: Budget = budget
+            self.t_ = 0
+            self.n_labels_ = 0
+            self.policy_ = policy
+            self.model_token_ = uuid.uuid4().hex[:12]
+            self.last_step_: ChartStep | None = None
+            self._names = tuple(n for n, _ in policy.named_agents)
+            self._kinds = tuple(a.kind for _, a in policy.named_agents)
+            self._rng = rng
+            self._learner = learner
+            self._pool_X = list(X)
+            self._pool_y = list(y_index)
+            self._pending: dict[int, _Pending] = {}
+            self._labelled: set[int] = set()
+            self._cancelled: set[int] = set()
+            self._step_open = False
+            self._since_refit = 0
+        return self
+
+    def _classes(self, y: np.ndarray) -> np.ndarray:
+        if self.classes is None:
+            return np.unique(y)
+        classes = np.asarray(self.classes)
+        if classes.ndim != 1 or np.unique(classes).size != classes.size or classes.size < 2:
+            raise ParameterError(
+                f"classes must list at least two distinct labels, got {self.classes!r}"
+            )
+        return np.unique(classes)
+
+    def _check_params(self) -> None:
+        every = self.refit_every
+        if every is not None and (isinstance(every, bool) or not isinstance(every, int)
+                                  or every < 1):
+            raise ParameterError(
+                f"refit_every must be a whole number of labels ≥ 1 (1: after every label) or "
+                f"None (only when refit() is called), got {every!r}"
+            )
+        self._rewards()
+
+    def _rewards(self) -> tuple[float, float]:
+        """``(ρ+, ρ−)``, checked: finite, ρ+ > 0 and ρ− < 0."""
+        try:
+            reward, penalty = float(self.reward), float(self.penalty)
+        except (TypeError, ValueError):
+            raise ParameterError(
+                f"reward and penalty must be numbers, got {self.reward!r} and {self.penalty!r}"
+            ) from None
+        if not (math.isfinite(reward) and reward > 0.0):
+            raise ParameterError(f"reward ρ+ must be a finite number > 0, got {self.reward!r}")
+        if not (math.isfinite(penalty) and penalty < 0.0):
+            raise ParameterError(
+                f"penalty ρ− must be a finite negative number (e.g. -0.5), got {self.penalty!r};"
+                " the RAL threshold update is only correct with a negative penalty"
+            )
+        return reward, penalty
+
+    def _check_fitted(self) -> None:
+        if "policy_" not in self.__dict__:
+            raise NotFittedError(
+                f"this {type(self).__name__} has no initial labelled set yet; call "
+                "fit(X0, y0) before streaming."
+            )
+
+    # ------------------------------------------------------------------ deciding
+    def query_one(self, x: Any, *, proba: Any = None, transformed: bool = False) -> Decision:
+        """Observe sample `x` and decide whether to ask for its label.
+
+        The agents' windows slide and the bandit draws its action: the decision is
+        committed (in a stream each sample is seen once). An acquisition spends one label
+        of the budget at once, before its label arrives.
+
+        `proba` gives the learner's class probabilities for `x` if you already have them
+        (e.g. from one batched ``predict_proba``); `transformed=True` says that `x` is
+        already in the model's feature space (the output of :meth:`transform`).
+        """
+        with self._mutex:
+            self._check_fitted()
+            z = self._features_one(x, transformed)
+            p = None if proba is None else self._check_proba(proba)
+            return self._decide(z, p)
+
+    def query_many(self, X: Any) -> list[Decision]:
+        """Decide on a batch of samples, in order, with one ``predict_proba`` call.
+
+        The decisions are those of ``query_one`` called row by row (no label can arrive in
+        between, so the learner is the same for every row).
+        """
+        with self._mutex:
+            self._check_fitted()
+            Z = self.inputs_.rows(X)
+            P = self._learner.predict_proba(Z) if Z.shape[0] else Z
+            return [self._decide(z, p) for z, p in zip(Z, P, strict=True)]
+
+    def _features_one(self, x: Any, transformed: bool) -> np.ndarray:
+        if not transformed:
+            return self.inputs_.row(x)
+        return check_sample(x, self._pool_X[0].shape[0])
+
+    def _check_proba(self, proba: Any) -> np.ndarray:
+        p = np.asarray(proba, dtype=np.float64)
+        k = self.classes_.shape[0]
+        if p.shape != (k,) or not np.isfinite(p).all() or (p < 0).any() or abs(p.sum() - 1) > 1e-6:
+            raise InvalidInputError(
+                f"proba must be {k} finite class probabilities summing to 1, ordered as "
+                f"classes_ {self.classes_.tolist()}; got {proba!r}"
+            )
+        return p
+
+    def _decide(self, z: np.ndarray, proba: np.ndarray | None) -> Decision:
+        if self._step_open:
+            self._close_step()
+        learner = self._learner
+        if proba is None:
+            proba = learner.predict_proba(z[None, :])[0]
+        ctx = Context(z, proba)
+        prop = self.policy_.propose(ctx)
+        t = self.t_
+        seen = t + 1
+        budget = self.budget_
+        if budget.allows(seen):
+            p, reason = prop.p_acquire, "drawn"
+            acquire = bool(self._rng.random() < p)
+            self.policy_.on_decision(prop, acquire)
+            self._step_open = True
+            if acquire:
+                budget.spend(seen)
+        else:
+            acquire, p, reason = False, 0.0, budget.reason
+        self.t_ = seen
+        d = Decision(
+            id=f"{self.model_token_}-{t}",
+            t=t,
+            acquire=acquire,
+            p_acquire=float(p),
+            advice=prop.advice,
+            weights=prop.weights,
+            agent_names=self._names,
+            agent_kinds=self._kinds,
+            y_pred=self.classes_[ctx.y_index],
+            proba=proba,
+            classes=tuple(self.classes_.tolist()),
+            certainty=ctx.certainty,
+            budget_left=budget.left(seen),
+            reason=reason,
+            learner_version=learner.version,
+            model_token=self.model_token_,
+        )
+        if acquire:
+            self._pending[t] = _Pending(z, prop, ctx.y_index, d)
+        return d
+
+    def flush(self) -> ChartStep | None:
+        """Close the current step (run the EWMA chart now rather than at the next sample)."""
+        with self._mutex:
+            self._check_fitted()
+            return self._close_step() if self._step_open else None
+
+    def _close_step(self) -> ChartStep | None:
+        self._step_open = False
+        self.last_step_ = self.policy_.end_step()
+        return self.last_step_
+
+    # ------------------------------------------------------------------ labels
+    def learn_one(self: M, x: Any, y: Any, *, decision: Any) -> M:
+        """Deliver label `y` of the acquisition `decision` asked for; returns self.
+
+        `decision` is the :class:`~cbeal.Decision`, its :meth:`~cbeal.Decision.to_dict`
+        or its id. `x` may be None: the model kept the sample; if given, it must be that
+        sample. The reward is computed from the prediction recorded in the decision, the
+        reward-learning agents and the bandit update, the sample joins the labelled pool
+        and the learner is retrained (``refit_every``). If retraining fails, the error is raised
+        and nothing changed: the decision is still pending and the call can be retried.
+        """
+        with self._mutex:
+            self._check_fitted()
+            reward, penalty = self._rewards()
+            t = self._resolve(decision)
+            rec = self._pending[t]
+            if x is not None and not np.array_equal(self.inputs_.row(x), rec.x):
+                raise InvalidInputError(
+                    f"x is not the sample of decision {rec.decision.id}; pass that sample, or "
+                    "x=None to use the sample the model kept."
+                )
+            yi = label_index(self.classes_, y)
+            r = reward if yi != rec.y_index else penalty
+            every = self.refit_every
+            due = every is not None and self._since_refit + 1 >= every
+            new = None
+            if due:  # train first: a learner that fails leaves everything as it was
+                new = self._learner.fitted_on(
+                    np.asarray([*self._pool_X, rec.x]), np.asarray([*self._pool_y, yi])
+                )
+            del self._pending[t]
+            self._labelled.add(t)
+            self.policy_.on_label(rec.proposal, r, penalty, rec.x, yi)
+            self._pool_X.append(rec.x)
+            self._pool_y.append(yi)
+            self.n_labels_ += 1
+            if new is not None:
+                self._learner = new
+                self._since_refit = 0
+            else:
+                self._since_refit += 1
+        return self
+
+    def cancel(self, decision: Any, *, refund: bool = True) -> Decision:
+        """End a pending acquisition whose label will never come; returns its decision.
+
+        The bandit and the agents treat it like a skipped sample: it earns no reward
+        (Exp4.P's reward estimate for an arm without feedback is 0; its exploration term
+        was applied when the decision was drawn, as for every decision) and it never
+        joins the labelled pool. With `refund` the label goes back to the budget, since
+        it was never bought; pass ``refund=False`` when the expert's time was spent
+        anyway (e.g. "cannot tell").
+        """
+        with self._mutex:
+            self._check_fitted()
+            t = self._resolve(decision)
+            rec = self._pending.pop(t)
+            self._cancelled.add(t)
+            if refund:
+                self.budget_.refund(t + 1)
+            return rec.decision
+
+    def reward_of(self, decision: Decision, y: Any) -> float:
+        """The reward label `y` earns `decision`: ρ+ if the recorded prediction was wrong."""
+        self._check_fitted()
+        yi = label_index(self.classes_, y)
+        wrong = yi != label_index(self.classes_, decision.y_pred)
+        return float(self.reward) if wrong else float(self.penalty)
+
+    def _resolve(self, decision: Any) -> int:
+        """The stream position of a pending decision given as object, dict or id."""
+        if isinstance(decision, dict):
+            decision = Decision.from_dict(decision)
+        if isinstance(decision, Decision):
+            token, t, did = decision.model_token, decision.t, decision.id
+            if not decision.acquire:
+                raise DecisionError(
+                    f"decision {did} did not acquire its sample ({decision.reason}); only "
+                    "samples the model asked for can be labelled and rewarded."
+                )
+        elif isinstance(decision, str):
+            token, _, pos = decision.rpartition("-")
+            did = decision
+            if not pos.isdigit():
+                raise DecisionError(
+                    f"{decision!r} is not a decision id; ids look like "
+                    f"'{getattr(self, 'model_token_', 'ab12cd34ef56')}-17'"
+                )
+            t = int(pos)
+        else:
+            raise DecisionError(
+                "decision must be a Decision returned by query_one, its to_dict() or its id "
+                f"string; got {type(decision).__name__}"
+            )
+        if token != self.model_token_:
+            raise DecisionError(
+                f"decision {did} was made by another model (or before this model was fitted "
+                "again); deliver each label to the model that asked for it."
+            )
+        if t in self._pending:
+            return t
+        if t in self._labelled:
+            raise DecisionError(f"decision {did} was already labelled.")
+        if t in self._cancelled:
+            raise DecisionError(f"decision {did} was cancelled; it can no longer be labelled.")
+        if t >= self.t_:
+            raise DecisionError(f"no decision {did}: this model has made {self.t_} decisions.")
+        raise DecisionError(
+            f"decision {did} did not acquire its sample; only samples the model asked for "
+            "can be labelled and rewarded."
+        )
+
+    # ------------------------------------------------------------------ learner
+    def refit(self: M) -> M:
+        """Retrain the learner on the whole labelled pool now (e.g. with ``refit_every=None``)."""
+        with self._mutex:
+            self._check_fitted()
+            self._learner = self._learner.fitted_on(
+                np.asarray(self._pool_X), np.asarray(self._pool_y)
+            )
+            self._since_refit = 0
+        return self
+
+    def transform(self, X: Any) -> np.ndarray:
+        """The features the agents and the learner see for the rows of `X`."""
+        self._check_fitted()
+        return self.inputs_.rows(X)
+
+    def predict_proba(self, X: Any, *, transformed: bool = False) -> np.ndarray:
+        """Class probabilities of the current learner, columns ordered as ``classes_``.
+
+        `transformed=True`: the rows are already features (the output of :meth:`transform`).
+        """
+        with self._mutex:
+            self._check_fitted()
+            learner, inputs = self._learner, self.inputs_
+        if transformed:
+            Z = check_features(X, self._pool_X[0].shape[0])
+        else:
+            Z = inputs.rows(X)
+        return learner.predict_proba(Z)
+
+    def predict(self, X: Any, *, transformed: bool = False) -> np.ndarray:
+        """Labels predicted by the current learner."""
+        proba = self.predict_proba(X, transformed=transformed)
+        return np.asarray(self.classes_[np.argmax(proba, axis=1)])
+
+    @property
+    def estimator_(self) -> Any:
+        """The fitted scikit-learn estimator (None while the pool holds a single class)."""
+        self._check_fitted()
+        return self._learner.estimator_
+
+    @property
+    def labels_since_refit(self) -> int:
+        """Labels in the pool that the current learner was not trained on."""
+        self._check_fitted()
+        return self._since_refit
+
+    @property
+    def learner_version(self) -> int:
+        """Number of fits of the learner so far (1 after ``fit``); bumped by every refit."""
+        self._check_fitted()
+        return self._learner.version
+
+    # ------------------------------------------------------------------ state
+    @property
+    def budget_used_(self) -> int:
+        """Labels spent: acquisitions, pending ones included, minus refunded cancellations."""
+        self._check_fitted()
+        return self.budget_.spent_
+
+    @property
+    def budget_left(self) -> int:
+        """Labels that can be asked for now."""
+        with self._mutex:
+            self._check_fitted()
+            return self.budget_.left(self.t_)
+
+    @property
+    def pending(self) -> tuple[Decision, ...]:
+        """Acquisitions whose label has not arrived yet, oldest first."""
+        with self._mutex:
+            self._check_fitted()
+            return tuple(self._pending[t].decision for t in sorted(self._pending))
+
+    @property
+    def labelled_pool(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(X, y)`` of every labelled sample: ``D0`` followed by the acquisitions."""
+        with self._mutex:
+            self._check_fitted()
+            y = self.classes_[np.asarray(self._pool_y, dtype=np.intp)]
+            return np.asarray(self._pool_X), y
+
+    @property
+    def agent_names(self) -> tuple[str, ...]:
+        self._check_fitted()
+        return self._names
+
+    # ------------------------------------------------------------------ scikit-learn
+    def __sklearn_is_fitted__(self) -> bool:
+        return "policy_" in self.__dict__
+
+    def __sklearn_tags__(self) -> Any:
+        return classifier_tags(
+            allow_nan=self.preprocessor is not None,
+            string=self.preprocessor is not None,
+            non_deterministic=self.random_state is None,
+        )
+
+    # ------------------------------------------------------------------ persistence
+    def save(self, path: Any) -> Any:
+        """Write the whole state to a model file (see :mod:`cbeal.modelfile`); returns its path.
+
+        Safe to load: no code is stored, only numbers, text and scikit-learn objects in
+        the skops format. The file is written under a temporary name and renamed, so a
+        crash never leaves a half-written model (nor a temporary file).
+        """
+        from cbeal.modelfile import save_model
+
+        with self._mutex:
+            return save_model(self, path)
+
+    @classmethod
+    def load(cls: type[M], path: Any, *, trusted: Sequence[Any] = ()) -> M:
+        """Read a model written by :meth:`save`; it continues exactly where it stopped.
+
+        `trusted` lists further classes the file may contain (your own agents or
+        estimators); anything else that is not cbeal's, numpy's or scikit-learn's is
+        refused with a :class:`~cbeal.ModelFileError`.
+        """
+        from cbeal.modelfile import load_model
+
+        return load_model(path, cls, trusted=trusted)
+
+    def to_bytes(self) -> bytes:
+        """The model file's content as bytes (e.g. for a database); see :meth:`save`."""
+        from cbeal.modelfile import dumps_model
+
+        with self._mutex:
+            return dumps_model(self)
+
+    @classmethod
+    def from_bytes(cls: type[M], data: bytes, *, trusted: Sequence[Any] = ()) -> M:
+        """The model :meth:`to_bytes` wrote; see :meth:`load`."""
+        from cbeal.modelfile import loads_model
+
+        return loads_model(data, cls, trusted=trusted)
