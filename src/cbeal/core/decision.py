@@ -139,7 +139,8 @@ class Decision:
             f"{n}={p:.2f}@w{w:.3f}"
             for n, p, w in zip(self.agent_names, self.advice, self.weights, strict=True)
         )
-        return f"{head}; prediction {self.y_pred!r} at certainty {self.certainty:.3f}; {votes}"
+        pred = _plain(self.y_pred)
+        return f"{head}; prediction {pred!r} at certainty {self.certainty:.3f}; {votes}"
 
     # ------------------------------------------------------------------ as data
     def to_dict(self) -> dict[str, Any]:

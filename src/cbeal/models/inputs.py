@@ -127,7 +127,8 @@ class Inputs:
                 "array without them; fit it on a DataFrame, or pass the values as a list in "
                 "the fitted column order."
             )
-        self._check_names(np.asarray(list(x), dtype=object), "x")
+        if set(x) != set(self.names):  # a dict's order carries no meaning
+            self._check_names(np.asarray(list(x), dtype=object), "x")
         return [x[n] for n in self.names]
 
     def _table(self, rows: list[list[Any]]) -> Any:

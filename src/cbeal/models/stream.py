@@ -121,6 +121,7 @@ class StreamLearner(Params):
             policy = self._make_policy().start(X, rng, y_index)
 
             self.classes_ = classes
+            self._plain_classes = tuple(classes.tolist())
             self.inputs_ = inputs
             self.n_features_in_ = inputs.n_features
             if inputs.names is not None:
@@ -265,9 +266,9 @@ class StreamLearner(Params):
             weights=prop.weights,
             agent_names=self._names,
             agent_kinds=self._kinds,
-            y_pred=self.classes_[ctx.y_index],
+            y_pred=self._plain_classes[ctx.y_index],
             proba=proba,
-            classes=tuple(self.classes_.tolist()),
+            classes=self._plain_classes,
             certainty=ctx.certainty,
             budget_left=budget.left(seen),
             reason=reason,
