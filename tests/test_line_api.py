@@ -99,7 +99,7 @@ def test_pending_lists_decisions_and_labels_arrive_in_any_order(stream: Simulate
 
 def test_cancel_refunds_the_label_and_counts_as_a_skip(stream: SimulatedStream) -> None:
     model = cbeal6(stream.budget, seed=5).fit(stream.X0, stream.y0)
-    (_, d), (j, e) = acquisitions(model, stream.X_stream, 2)
+    (_, d), (_, e) = acquisitions(model, stream.X_stream, 2)
     used, pool = model.budget_used_, model.labelled_pool[0].shape[0]
     alpha = model.policy_.solver_.alpha_.copy()
     theta = [a.theta_ for _, a in model.policy_.named_agents if hasattr(a, "theta_")]
