@@ -25,8 +25,8 @@ import numpy as np
 
 import cbeal
 from cbeal import CbeAL, make_stream, simulate
-from cbeal.experiments.runner import git_sha
 from cbeal.learners.registry import make_learner
+from cbeal.provenance import git_sha
 
 OUT = Path(__file__).parent / "results" / "stream.md"
 

@@ -185,6 +185,43 @@ def test_sklearn_and_plotting_only_in_their_layers() -> None:
                 assert rel.parts[0] in {"plotting.py", "experiments"}, f"{rel} imports {name}"
 
 
+# which cbeal subpackages each layer may import (beside itself); None: anything
+LAYERS: dict[str, set[str] | None] = {
+    "core": set(),
+    "baselines": {"core"},
+    "datasets": {"core"},
+    "learners": {"core"},
+    "models": {"core", "learners", "modelfile"},
+    "modelfile": {"core", "learners", "_version"},
+    "evaluation": {"core", "learners"},
+    "streams": {"core", "learners"},
+    "tablerun": {"core", "baselines", "evaluation", "learners", "models", "simulation", "streams",
+                 "trace"},
+    "reports": {"core", "evaluation", "plotting", "provenance", "tablerun", "trace",
+                "_version"},
+    "experiments": None,
+}
+
+
+def test_each_layer_imports_only_the_layers_below_it() -> None:
+    for path in sorted(SRC.rglob("*.py")):
+        layer = path.relative_to(SRC).parts[0].removesuffix(".py")
+        allowed = LAYERS.get(layer)
+        if allowed is None:
+            continue
+        for name in _imports(path):
+            parts = name.split(".")
+            if parts[0] != "cbeal" or len(parts) == 1:
+                continue
+            assert parts[1] in allowed | {layer}, f"{path.relative_to(SRC)} imports {name}"
+
+
+def test_only_the_cli_knows_command_line_flags() -> None:
+    for path in sorted(SRC.rglob("*.py")):
+        if path.name != "cli.py":
+            assert "argparse" not in _imports(path), path
+
+
 def test_importing_core_loads_no_heavy_dependency() -> None:
     code = (
         "import sys, cbeal.core;"

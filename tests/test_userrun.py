@@ -11,10 +11,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from cbeal import CbeAL, make_stream
+from cbeal import CbeAL, InvalidInputError, make_stream
 from cbeal.cli import main
-from cbeal.userrun import RunOptions, UserRun, parse_budget, run
-from cbeal.userscores import scores
+from cbeal.evaluation import scores
+from cbeal.tablerun import RunOptions, UserRun, parse_budget, run
 
 FEATURES = [f"sensor{j}" for j in range(5)]
 
@@ -77,6 +77,24 @@ def test_cli_writes_the_report_folder(csv: Path, tmp_path: Path,
                  "figures/scores.png", "fitted on the training rows' inputs only"):
         assert text in report, text
     assert CbeAL.load(out / "model.cbeal").budget_used_ == info["labels_spent"]["CBEAL-6"]
+
+
+def test_the_saved_model_takes_raw_rows_of_the_file(tmp_path: Path) -> None:
+    frame = line_frame(n=300, seed=4)
+    frame.loc[frame.index[::5], "sensor2"] = np.nan  # raw rows have gaps the model imputes
+    frame["sensor0"] = 1000.0 + 50.0 * frame["sensor0"]  # and scales far from standard
+    data = write(frame, tmp_path / "raw.csv")
+    assert cli(data, tmp_path / "rep", "--time", "when", "--compare", "none") == 0
+    info = json.loads((tmp_path / "rep" / "summary.json").read_text())
+    model = CbeAL.load(tmp_path / "rep" / "model.cbeal")
+    test = pd.read_csv(data).sort_values("when", kind="stable").iloc[-90:]
+    pred = model.predict(test[FEATURES])  # the user's raw columns, straight from the file
+    assert scores(test["quality"].to_numpy(), pred, positive="fail") == pytest.approx(
+        info["metrics"]["CBEAL-6"])
+    result = api(data)
+    np.testing.assert_array_equal(pred, result.model.predict(result.split.part("test")[0]))
+    with pytest.raises(InvalidInputError, match="missing"):
+        model.predict(test[FEATURES[1:]])
 
 
 def test_time_column_orders_the_stream(csv: Path, tmp_path: Path) -> None:
@@ -145,9 +163,10 @@ def test_preprocessing_ignores_the_test_rows(csv: Path, tmp_path: Path) -> None:
     frame.loc[newest[-1], "sensor0"] = 1e9
     frame.loc[newest[:2], "sensor1"] = np.nan
     base, changed = api(csv), api(write(frame, tmp_path / "extreme.csv"))
-    np.testing.assert_array_equal(base.split.part("train")[0], changed.split.part("train")[0])
+    np.testing.assert_array_equal(base.split.features("train")[0],
+                                  changed.split.features("train")[0])
     np.testing.assert_array_equal(base.trace.acquired, changed.trace.acquired)
-    assert changed.split.part("test")[0][-1, 0] > 1e6  # scaled with the training statistics
+    assert changed.split.features("test")[0][-1, 0] > 1e6  # scaled with the training statistics
 
 
 def test_all_nan_feature_and_tsv_and_ints(tmp_path: Path) -> None:
@@ -215,7 +234,7 @@ ERRORS = [
     ("one_class.csv", [], "one class only ('ok' in all 120 rows)"),
     ("late.csv", ["--time", "when"], "Lower --test-fraction"),
     ("unlabelled.csv", [], "2 of 120 rows have no label"),
-    ("three.csv", [], "use --learner logreg"),
+    ("three.csv", [], "another --learner: logreg"),
     ("badtime.csv", ["--time", "when"], "cannot read the time column 'when'"),
     ("base.csv", ["--initial", "90"], "too few rows"),
     ("base.csv", ["--initial", "0"], "--initial must be at least 1"),

@@ -5,6 +5,7 @@ case study on bundled SECOM or AI4I data; ``cbeal reproduce`` the simulation stu
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import time
 from collections.abc import Sequence
@@ -77,8 +78,8 @@ def _reproduce(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from cbeal.userreport import console_lines, write_report
-    from cbeal.userrun import RunOptions, run
+    from cbeal.reports.tablerun import console_lines, write_report
+    from cbeal.tablerun import RunOptions, run
 
     options = RunOptions(
         data=Path(args.data), label=args.label, time=args.time, features=args.features,
@@ -199,12 +200,26 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _as_flags(message: str, parser: argparse.ArgumentParser, command: str) -> str:
+    """Library errors name parameters (`test_fraction`); on the command line say --test-fraction."""
+    sub = next(a for a in parser._subparsers._group_actions  # type: ignore[union-attr]
+               if isinstance(a, argparse._SubParsersAction)).choices[command]
+    flags = {o.lstrip("-").replace("-", "_"): o for a in sub._actions for o in a.option_strings
+             if o.startswith("--")}
+
+    def repl(match: re.Match[str]) -> str:
+        return flags.get(match.group(1), match.group(0))
+
+    return re.sub(r"`([a-z_]+)`", repl, message)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
     try:
         return int(args.func(args))
     except (ValueError, TypeError) as exc:
-        print(f"cbeal: error: {exc}", file=sys.stderr)
+        print(f"cbeal: error: {_as_flags(str(exc), parser, args.command)}", file=sys.stderr)
         return 2
     except ModuleNotFoundError as exc:  # an optional extra is missing: say which to install
         print(f"cbeal: error: `cbeal {args.command}` needs {exc.name or exc}, which is not "

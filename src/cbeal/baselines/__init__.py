@@ -6,6 +6,7 @@ US, DBALStream and QBC-PYP, plus the extra baselines VariableUncertainty and Spl
 
 from cbeal.baselines.dbal_stream import DBALStreamAgent
 from cbeal.baselines.qbc_pyp import QBCPYPAgent
+from cbeal.baselines.registry import BASELINES, baseline_agent
 from cbeal.baselines.simple import (
     RandomAgent,
     SplitAgent,
@@ -14,10 +15,12 @@ from cbeal.baselines.simple import (
 )
 
 __all__ = [
+    "BASELINES",
     "DBALStreamAgent",
     "QBCPYPAgent",
     "RandomAgent",
     "SplitAgent",
     "UncertaintyAgent",
     "VariableUncertaintyAgent",
+    "baseline_agent",
 ]

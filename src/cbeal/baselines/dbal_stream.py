@@ -8,7 +8,7 @@ import numpy as np
 
 from cbeal.core.agent import Agent, Context
 from cbeal.core.exceptions import ParameterError
-from cbeal.core.window import METRICS
+from cbeal.core.window import METRICS, RingBuffer
 
 __all__ = ["DBALStreamAgent"]
 
@@ -54,10 +54,8 @@ class DBALStreamAgent(Agent):
         if not 0.0 < float(self.budget_fraction) <= 1.0:
             raise ParameterError(f"budget_fraction must be in (0, 1], got {self.budget_fraction}")
         L = int(self.window_size)
-        self.points_ = np.zeros((L, X0.shape[1]))
-        self.nn_ = np.full(L, np.inf)
-        self.size_ = 0
-        self.next_ = 0
+        self.window_ = RingBuffer(L, X0.shape[1])
+        self.nn_ = np.full(L, np.inf)  # each member's nearest-neighbour distance, by slot
         self.theta_ = float(self.theta0)
         self.n_seen_ = 0
         self.n_labels_ = 0
@@ -65,20 +63,17 @@ class DBALStreamAgent(Agent):
             self._observe(x)
 
     def _observe(self, x: np.ndarray) -> int:
-        n = self.size_
+        w = self.window_
+        n = w.size
         ldf = 0
         nearest = np.inf
         if n:
-            d = METRICS[self.metric](self.points_[:n], x)
+            d = METRICS[self.metric](w.points[:n], x)
             closer = d < self.nn_[:n]
             ldf = int(np.count_nonzero(closer))
             self.nn_[:n][closer] = d[closer]
             nearest = float(d.min())
-        slot = self.next_
-        self.points_[slot] = x
-        self.nn_[slot] = nearest
-        self.next_ = (slot + 1) % self.points_.shape[0]
-        self.size_ = min(n + 1, self.points_.shape[0])
+        self.nn_[w.push(x)] = nearest
         return ldf
 
     def advise_one(self, ctx: Context) -> float:

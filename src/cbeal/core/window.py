@@ -1,11 +1,12 @@
-"""Sliding window of observed samples with their pairwise distances.
+"""Sliding windows of observed samples: a ring buffer, and one with pairwise distances.
 
-Both exploration agents keep, for every member of a window of the last ``L`` observed
-samples, one statistic over the other members (the largest distance for LD, the nearest
-neighbour distance for SPF). :class:`DistanceWindow` stores the members in a ring buffer
-together with their pairwise distance matrix, so that after an eviction the statistic of a
-member whose extreme was the evicted sample is recomputed exactly from one matrix row
-instead of from scratch.
+:class:`RingBuffer` holds the last ``capacity`` samples in fixed slots (the oldest is
+overwritten); every window in cbeal is one. Both exploration agents keep, for every member
+of a window of the last ``L`` observed samples, one statistic over the other members (the
+largest distance for LD, the nearest neighbour distance for SPF). :class:`DistanceWindow`
+stores the members with their pairwise distance matrix, so that after an eviction the
+statistic of a member whose extreme was the evicted sample is recomputed exactly from one
+matrix row instead of from scratch.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import numpy as np
 
 from cbeal.core.exceptions import ParameterError
 
-__all__ = ["METRICS", "DistanceWindow", "pairwise_to"]
+__all__ = ["METRICS", "DistanceWindow", "RingBuffer", "pairwise_to"]
 
 
 def _euclidean(points: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -49,24 +50,15 @@ def pairwise_to(metric: str, points: np.ndarray, x: np.ndarray) -> np.ndarray:
     return fn(points, x)
 
 
-class DistanceWindow:
-    """Ring buffer of at most `capacity` points and their pairwise distance matrix.
+class RingBuffer:
+    """The last `capacity` points pushed, in fixed slots 0, 1, …; once full, a new point
+    overwrites the oldest slot."""
 
-    Slots are filled 0, 1, …; once full, a new point overwrites the oldest slot. Unused
-    matrix cells and the diagonal hold `fill` (0 for maxima, +inf for minima), so that a
-    row reduction over all slots ignores them.
-    """
+    __slots__ = ("capacity", "next", "points", "size")
 
-    __slots__ = ("capacity", "dist", "fill", "metric", "next", "points", "size")
-
-    def __init__(self, capacity: int, n_features: int, metric: str, fill: float) -> None:
-        if metric not in METRICS:
-            raise ParameterError(f"unknown metric {metric!r}; choose one of {sorted(METRICS)}")
+    def __init__(self, capacity: int, n_features: int) -> None:
         self.capacity = capacity
-        self.metric = metric
-        self.fill = fill
         self.points = np.zeros((capacity, n_features))
-        self.dist = np.full((capacity, capacity), fill)
         self.size = 0
         self.next = 0
 
@@ -74,25 +66,13 @@ class DistanceWindow:
     def full(self) -> bool:
         return self.size == self.capacity
 
-    def distances(self, x: np.ndarray) -> np.ndarray:
-        """Distances from `x` to the members, indexed by slot (length `size`)."""
-        return METRICS[self.metric](self.points[: self.size], x)
-
-    def push(self, x: np.ndarray, d: np.ndarray) -> int:
-        """Insert `x` whose distances to the current members are `d`; return its slot.
-
-        When the window is full the returned slot is the one of the evicted (oldest)
-        member; its old distance column must be read *before* calling this.
-        """
+    def push(self, x: np.ndarray) -> int:
+        """Insert `x`; returns its slot (that of the evicted oldest member once full)."""
         slot = self.next
         self.points[slot] = x
-        row = self.dist[slot]
-        row[: self.size] = d
-        row[slot] = self.fill
-        self.dist[:, slot] = row
         if self.size < self.capacity:
             self.size += 1
-        self.next = (slot + 1) % self.capacity
+        self.next = slot + 1 if slot + 1 < self.capacity else 0
         return slot
 
     def chronological(self) -> np.ndarray:
@@ -100,3 +80,40 @@ class DistanceWindow:
         if self.size < self.capacity:
             return np.arange(self.size)
         return (self.next + np.arange(self.capacity)) % self.capacity
+
+
+class DistanceWindow(RingBuffer):
+    """A ring buffer with the pairwise distance matrix of its members.
+
+    Unused matrix cells and the diagonal hold `fill` (0 for maxima, +inf for minima), so
+    that a row reduction over all slots ignores them.
+    """
+
+    __slots__ = ("dist", "fill", "metric")
+
+    def __init__(self, capacity: int, n_features: int, metric: str, fill: float) -> None:
+        if metric not in METRICS:
+            msg = f"unknown metric {metric!r}; choose one of {sorted(METRICS)}"
+            raise ParameterError(msg)
+        super().__init__(capacity, n_features)
+        self.metric = metric
+        self.fill = fill
+        self.dist = np.full((capacity, capacity), fill)
+
+    def distances(self, x: np.ndarray) -> np.ndarray:
+        """Distances from `x` to the members, indexed by slot (length `size`)."""
+        return METRICS[self.metric](self.points[: self.size], x)
+
+    def push_with(self, x: np.ndarray, d: np.ndarray) -> int:
+        """Insert `x` whose distances to the current members are `d`; return its slot.
+
+        When the window is full the returned slot is the one of the evicted (oldest)
+        member; its old distance column must be read *before* calling this.
+        """
+        size = self.size
+        slot = self.push(x)
+        row = self.dist[slot]
+        row[:size] = d
+        row[slot] = self.fill
+        self.dist[:, slot] = row
+        return slot

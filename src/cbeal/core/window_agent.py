@@ -8,7 +8,7 @@ import numpy as np
 
 from cbeal.core.agent import Agent, Context
 from cbeal.core.exceptions import ParameterError
-from cbeal.core.window import METRICS, DistanceWindow
+from cbeal.core.window import METRICS, DistanceWindow, RingBuffer
 
 __all__ = ["WindowAgent", "WindowGroup"]
 
@@ -70,7 +70,7 @@ class WindowAgent(Agent):
         size = w.size
         if size < w.capacity:
             (np.maximum if is_max else np.minimum)(stat[:size], d, out=stat[:size])
-            slot = w.push(x, d)
+            slot = w.push_with(x, d)
             row = w.dist[slot]  # unused cells hold the neutral fill value
             stat[slot] = row.max() if is_max else row.min()
             return
@@ -111,7 +111,7 @@ class WindowGroup:
         self.agents = agents
         self.metric = agents[0].metric
         capacity = max(a.window_.capacity for a in agents)
-        self.buffer = DistanceWindow(capacity, X0.shape[1], self.metric, 0.0)
+        self.buffer = RingBuffer(capacity, X0.shape[1])
         self.count = 0
         for x in X0[-capacity:]:
             self._push(x)
@@ -124,10 +124,7 @@ class WindowGroup:
             )
 
     def _push(self, x: np.ndarray) -> None:
-        buf = self.buffer
-        buf.points[buf.next] = x
-        buf.size = min(buf.size + 1, buf.capacity)
-        buf.next = (buf.next + 1) % buf.capacity
+        self.buffer.push(x)
         self.count += 1
 
     def advise(self, x: np.ndarray) -> list[float]:

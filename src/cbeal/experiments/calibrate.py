@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cbeal.experiments.runner import _fit_accuracy
+from cbeal.experiments.runner import reference_accuracy
 from cbeal.experiments.scenarios import SCENARIOS
 
 __all__ = ["Calibration", "all_data_accuracy", "calibrate"]
@@ -37,7 +37,7 @@ def all_data_accuracy(class_sep: float, replications: int, learner: str = "svm")
                 d = s.data(r, "v2", class_sep=class_sep)
                 X = np.vstack([d.X0, d.X_stream])
                 y = np.concatenate([d.y0, d.y_stream])
-                accs.append(_fit_accuracy(learner, X, y, d, s.seed(r, "v2")))
+                accs.append(reference_accuracy(learner, X, y, d, s.seed(r, "v2")))
     return float(np.mean(accs))
 
 

@@ -1,42 +1,21 @@
-"""Every method of the simulation study, by the name its table row uses (spec §6, §7)."""
+"""Every method of the simulation study, by the name its table row uses (spec §6, §7).
+
+scikit-activeml's own strategies (the "crosscheck" family) are listed only where that
+library is installed (``pip install cbeal[bench]``).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+import importlib.util
 from typing import Any
 
-from cbeal.baselines import (
-    DBALStreamAgent,
-    QBCPYPAgent,
-    RandomAgent,
-    SplitAgent,
-    UncertaintyAgent,
-    VariableUncertaintyAgent,
-)
-from cbeal.core import Agent, Exp4P, preset_agents, single_agent
+from cbeal.baselines import BASELINES, baseline_agent
+from cbeal.core import Exp4P, ParameterError, preset_agents, single_agent
+from cbeal.evaluation import REFERENCES
+from cbeal.experiments.method import Builder, Method
 from cbeal.models import CbeAL, SingleAgentLearner, StreamLearner
 
-__all__ = ["METHODS", "Method", "method_names"]
-
-Builder = Callable[[Any, int, int, int], StreamLearner]
-
-
-@dataclass(frozen=True)
-class Method:
-    """A row of the paper's tables.
-
-    ``build(estimator, budget, n_stream, seed)`` returns an unfitted stream model; ``None``
-    marks the references "Initial" and "All Training Data". ``full`` adds the "(Full)"
-    variant: unused budget spent at random after the stream. ``family`` groups rows:
-    ``explore`` / ``exploit`` (single agents), ``cbeal``, ``benchmark``, ``extra``,
-    ``crosscheck`` (scikit-activeml's implementations), ``reference``.
-    """
-
-    name: str
-    family: str
-    build: Builder | None
-    full: bool = False
+__all__ = ["METHODS", "Method", "baseline_learner", "method_names"]
 
 
 def _single(name: str, epsilon: float) -> Builder:
@@ -56,42 +35,39 @@ def _cbeal(preset: str, *, ewma: bool = True) -> Builder:
     return build
 
 
-def _baseline(name: str, make: Callable[[float], Agent]) -> Builder:
+def baseline_learner(name: str, est: Any, budget: int, n_stream: int, seed: int) -> StreamLearner:
+    """Baseline `name` as a stream model: its agent alone, ε = 0, budget fraction B / n."""
+    return SingleAgentLearner(agent=baseline_agent(name, budget / n_stream), name=name,
+                              epsilon=0.0, estimator=est, budget=budget, random_state=seed)
+
+
+def _baseline(name: str) -> Builder:
     def build(est: Any, budget: int, n_stream: int, seed: int) -> StreamLearner:
-        return SingleAgentLearner(agent=make(budget / n_stream), name=name, epsilon=0.0,
-                                  estimator=est, budget=budget, random_state=seed)
+        return baseline_learner(name, est, budget, n_stream, seed)
 
     return build
 
 
-METHODS: dict[str, Method] = {
-    m.name: m
-    for m in [
+def _methods() -> dict[str, Method]:
+    rows = [
         *(Method(a, "explore", _single(a, 0.0), full=True) for a in ("LD1", "LD2", "LD3", "SPF1")),
         *(Method(a, "exploit", _single(a, 0.01), full=True)
           for a in ("RAL1", "RAL2", "RAL3", "RAL4")),
         *(Method(p, "cbeal", _cbeal(p)) for p in
           ("CBEAL-2", "CBEAL-4", "CBEAL-4*", "CBEAL-6", "CBEAL-8")),
         Method("CBEAL-6 (no EWMA)", "cbeal", _cbeal("CBEAL-6", ewma=False)),
-        Method("RS", "benchmark", _baseline("RS", lambda b: RandomAgent(rate=b))),
-        Method("US", "benchmark", _baseline("US", lambda b: UncertaintyAgent(threshold=0.7))),
-        Method("DBALStream", "benchmark",
-               _baseline("DBALStream", lambda b: DBALStreamAgent(budget_fraction=b))),
-        Method("QBC-PYP", "benchmark", _baseline("QBC-PYP", lambda b: QBCPYPAgent())),
-        Method("VariableUncertainty", "extra",
-               _baseline("VariableUncertainty",
-                         lambda b: VariableUncertaintyAgent(budget_fraction=b))),
-        Method("Split", "extra", _baseline("Split", lambda b: SplitAgent(budget_fraction=b))),
-        Method("Initial", "reference", None),
-        Method("All Training Data", "reference", None),
+        *(Method(b, "benchmark" if b in ("RS", "US", "DBALStream", "QBC-PYP") else "extra",
+                 _baseline(b)) for b in BASELINES),
+        *(Method(r, "reference", None) for r in REFERENCES),
     ]
-}
+    if importlib.util.find_spec("skactiveml") is not None:
+        from cbeal.experiments.skactiveml_check import skactiveml_methods
 
-# scikit-activeml's own strategies on the same streams (running them needs cbeal[bench]);
-# imported here, after Method is defined, because that module builds on it
-from cbeal.experiments.skactiveml_check import skactiveml_methods  # noqa: E402
+        rows.extend(skactiveml_methods().values())
+    return {m.name: m for m in rows}
 
-METHODS.update(skactiveml_methods())
+
+METHODS: dict[str, Method] = _methods()
 
 
 def method_names(names: str | list[str] | None) -> list[str]:
@@ -101,5 +77,5 @@ def method_names(names: str | list[str] | None) -> list[str]:
     chosen = [names] if isinstance(names, str) else list(names)
     unknown = [n for n in chosen if n not in METHODS]
     if unknown:
-        raise ValueError(f"unknown methods {unknown}; choose from {list(METHODS)}")
+        raise ParameterError(f"unknown methods {unknown}; choose from {list(METHODS)}")
     return chosen

@@ -7,26 +7,22 @@ file already holds, so an interrupted grid resumes where it stopped.
 
 from __future__ import annotations
 
-import json
-import os
-import platform
-import subprocess
-import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from cbeal._version import __version__
+from cbeal.evaluation import accuracy, fit_reference
 from cbeal.experiments.methods import METHODS, method_names
 from cbeal.experiments.scenarios import SCENARIOS, Scenario
+from cbeal.experiments.tasks import TaskFile, read_rows, run_tasks
 from cbeal.learners.registry import make_learner
+from cbeal.provenance import provenance
 from cbeal.simulation import simulate
 
-__all__ = ["RunConfig", "collect", "run_grid", "run_task"]
+__all__ = ["RunConfig", "collect", "reference_accuracy", "run_grid", "run_task"]
 
 
 @dataclass(frozen=True)
@@ -40,26 +36,11 @@ class RunConfig:
     learner: str = "svm"
 
 
-def git_sha() -> str:
-    try:
-        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                             text=True, check=True, cwd=Path(__file__).parent)
-        return out.stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-
-
-def _accuracy(model: Any, X: np.ndarray, y: np.ndarray) -> float:
-    return float(np.mean(model.predict(X) == y))
-
-
-def _fit_accuracy(learner: str, X: np.ndarray, y: np.ndarray, data: Any, seed: int) -> float:
+def reference_accuracy(learner: str, X: np.ndarray, y: np.ndarray, data: Any, seed: int) -> float:
     """Test accuracy of the learner trained on (X, y), seeded as the stream models are."""
-    from cbeal.learners.adapter import fit_reference
-
     classes = np.unique(np.concatenate([data.y0, data.y_stream]))
     fitted = fit_reference(make_learner(learner), classes, seed, X, y)
-    return float(np.mean(fitted.predict(data.X_test) == data.y_test))
+    return accuracy(data.y_test, fitted.predict(data.X_test))
 
 
 def _reference(name: str, learner: str, data: Any, seed: int) -> dict[str, Any]:
@@ -67,7 +48,8 @@ def _reference(name: str, learner: str, data: Any, seed: int) -> dict[str, Any]:
         X, y = data.X0, data.y0
     else:
         X, y = np.vstack([data.X0, data.X_stream]), np.concatenate([data.y0, data.y_stream])
-    return {"accuracy": _fit_accuracy(learner, X, y, data, seed), "n_acquired": int(y.size)}
+    return {"accuracy": reference_accuracy(learner, X, y, data, seed),
+            "n_acquired": int(y.size)}
 
 
 def _stream(name: str, learner: str, data: Any, seed: int) -> dict[str, Any]:
@@ -79,7 +61,7 @@ def _stream(name: str, learner: str, data: Any, seed: int) -> dict[str, Any]:
     trace = simulate(model, data.X_stream, data.y_stream)
     acquired = trace.acquired
     row: dict[str, Any] = {
-        "accuracy": _accuracy(model, data.X_test, data.y_test),
+        "accuracy": accuracy(data.y_test, model.predict(data.X_test)),
         "n_acquired": trace.n_acquired,
         "share_positive": float(np.mean(data.y_stream[acquired] == 1)) if acquired.any()
         else float("nan"),
@@ -98,7 +80,8 @@ def _stream(name: str, learner: str, data: Any, seed: int) -> dict[str, Any]:
         X_full = np.vstack([X_pool, data.X_stream[extra]])
         y_full = np.concatenate([y_pool, data.y_stream[extra]])
         row["accuracy_full"] = (
-            _fit_accuracy(learner, X_full, y_full, data, seed) if extra.size else row["accuracy"]
+            reference_accuracy(learner, X_full, y_full, data, seed) if extra.size
+            else row["accuracy"]
         )
     return row
 
@@ -113,15 +96,14 @@ def run_task(
     path: Path | None = None,
 ) -> list[dict[str, Any]]:
     """Run `methods` on one replication of `scenario`; merge into the JSON file at `path`."""
-    done: dict[str, dict[str, Any]] = {}
-    if path is not None and path.exists():
-        done = {r["method"]: r for r in json.loads(path.read_text())}
-    todo = [m for m in methods if m not in done]
+    import time
+
+    task = TaskFile(path, key=lambda r: r["method"])
+    todo = [m for m in methods if not task.done(m)]
     if not todo:
-        return list(done.values())
+        return task.all()
     data = scenario.data(replication, generator)
     seed = scenario.seed(replication, generator)
-    sha = git_sha()
     for name in todo:
         start = time.perf_counter()
         if METHODS[name].build is None:
@@ -131,22 +113,10 @@ def run_task(
         row.update(
             method=name, scenario=scenario.id, replication=replication, generator=generator,
             learner=learner, seed=seed, budget=data.budget, seconds=time.perf_counter() - start,
-            n=scenario.n, pc=scenario.pc, ds=scenario.ds, sp=scenario.sp,
-            cbeal_version=__version__, git_sha=sha, python=platform.python_version(),
-            finished=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            n=scenario.n, pc=scenario.pc, ds=scenario.ds, sp=scenario.sp, **provenance(),
         )
-        done[name] = row
-        if path is not None:  # written after every method: an interruption loses one run
-            write_rows(path, list(done.values()))
-    return list(done.values())
-
-
-def write_rows(path: Path, rows: list[dict[str, Any]]) -> None:
-    """Write result rows as JSON atomically (a crash leaves the old file or the new one)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(rows, indent=1))
-    os.replace(tmp, path)
+        task.add(row)
+    return task.all()
 
 
 def _task_path(out: Path, cfg: RunConfig, scenario_id: str, rep: int) -> Path:
@@ -163,49 +133,29 @@ def run_grid(
 ) -> Path:
     """Run the grid of `cfg` into `out`; returns the path of the collected results CSV.
 
-    ``backend`` is any joblib backend: ``"loky"`` (local processes, default), or
-    ``"dask"`` / ``"ray"`` for a cluster (``pip install cbeal[dask]`` / ``cbeal[ray]``; a
-    running Dask client or Ray cluster is used as joblib's backend).
+    ``backend`` is a joblib backend of :func:`~cbeal.experiments.tasks.run_tasks`:
+    ``"loky"`` (local processes, default), ``"dask"`` or ``"ray"`` for a cluster.
     """
-    from joblib import Parallel, delayed, parallel_config
-    from tqdm.auto import tqdm
-
     names = method_names(list(cfg.methods))
     by_id = {s.id: s for s in SCENARIOS}
-    tasks = [(by_id[s], r) for s in cfg.scenarios for r in range(cfg.replications)]
-    if backend == "ray":  # pragma: no cover - needs a Ray installation
-        from ray.util.joblib import register_ray
-
-        register_ray()
-    elif backend == "dask":  # pragma: no cover - needs dask.distributed
-        from dask.distributed import Client
-
-        Client()
-    jobs = (
-        delayed(run_task)(s, r, names, generator=cfg.generator, learner=cfg.learner,
-                          path=_task_path(out, cfg, s.id, r))
-        for s, r in tasks
-    )
-    with parallel_config(backend=backend, n_jobs=n_jobs):
-        results: Iterator[Any] = Parallel(return_as="generator_unordered")(jobs)
-        for _ in tqdm(results, total=len(tasks), disable=not progress, unit="task",
-                      desc=f"{cfg.generator}/{cfg.learner}"):
-            pass
+    tasks = [(by_id[s], r, names, cfg.generator, cfg.learner, _task_path(out, cfg, s, r))
+             for s in cfg.scenarios for r in range(cfg.replications)]
+    run_tasks(_task, tasks, n_jobs=n_jobs, backend=backend, progress=progress,
+              desc=f"{cfg.generator}/{cfg.learner}")
     return collect(out, cfg)
+
+
+def _task(scenario: Scenario, rep: int, names: list[str], generator: str, learner: str,
+          path: Path) -> None:
+    run_task(scenario, rep, names, generator=generator, learner=learner, path=path)
 
 
 def collect(out: Path, cfg: RunConfig) -> Path:
     """Gather the per-task files of `cfg` into one CSV (``results_<generator>_<learner>.csv``)."""
     import pandas as pd
 
-    rows: list[dict[str, Any]] = []
-    for s in cfg.scenarios:
-        for r in range(cfg.replications):
-            path = _task_path(out, cfg, s, r)
-            if path.exists():
-                rows.extend(row for row in json.loads(path.read_text())
-                            if row["method"] in cfg.methods)
-    frame = pd.DataFrame(rows)
+    paths = [_task_path(out, cfg, s, r) for s in cfg.scenarios for r in range(cfg.replications)]
+    rows = [row for row in read_rows(paths) if row["method"] in cfg.methods]
     target = out / f"results_{cfg.generator}_{cfg.learner}.csv"
-    frame.to_csv(target, index=False)
+    pd.DataFrame(rows).to_csv(target, index=False)
     return target

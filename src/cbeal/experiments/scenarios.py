@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from cbeal.core.exceptions import ParameterError
 from cbeal.streams.simulated import SimulatedStream, make_stream
 
 __all__ = ["GENERATORS", "SCENARIOS", "Generator", "Scenario", "scenario"]
@@ -97,4 +98,4 @@ def scenario(scenario_id: str) -> Scenario:
     for s in SCENARIOS:
         if s.id == scenario_id:
             return s
-    raise ValueError(f"unknown scenario {scenario_id!r}; ids run from S01 to S24")
+    raise ParameterError(f"unknown scenario {scenario_id!r}; ids run from S01 to S24")

@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from cbeal.core.agent import Agent, Context
-from cbeal.experiments.methods import Builder, Method
+from cbeal.experiments.method import Builder, Method
 from cbeal.models import SingleAgentLearner, StreamLearner
 
 __all__ = ["STRATEGIES", "SkactivemlAgent", "skactiveml_methods"]

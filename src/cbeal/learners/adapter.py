@@ -15,7 +15,7 @@ from sklearn.base import clone
 
 from cbeal.core.exceptions import InvalidInputError, ParameterError, SingleClassWarning
 
-__all__ = ["LearnerAdapter", "check_estimator_has_proba", "fit_reference"]
+__all__ = ["LearnerAdapter", "check_estimator_has_proba"]
 
 
 def check_estimator_has_proba(estimator: Any) -> None:
@@ -116,11 +116,3 @@ class LearnerAdapter:
         """Class labels (the most probable of ``classes``)."""
         return np.asarray(self.classes[np.argmax(self.predict_proba(X), axis=1)])
 
-
-def fit_reference(
-    estimator: Any, classes: np.ndarray, seed: int, X: np.ndarray, y: np.ndarray
-) -> LearnerAdapter:
-    """The learner fitted once on labels `y` (values of `classes`), seeded as the stream
-    models are: "Initial" and "All Training Data" of every experiment."""
-    adapter = LearnerAdapter(estimator, classes, seed)
-    return adapter.fit(X, np.searchsorted(classes, y), warn=False)

@@ -38,13 +38,13 @@ def fit_preprocessor(X_train: Any) -> Any:
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
 
-    X = np.asarray(X_train, dtype=np.float64)
-    if X.ndim != 2 or X.shape[0] == 0:
-        raise ParameterError(f"fit_preprocessor needs a non-empty 2-D array, got shape {X.shape}")
+    shape = np.shape(X_train)
+    if len(shape) != 2 or shape[0] == 0:
+        raise ParameterError(f"fit_preprocessor needs a non-empty 2-D table, got shape {shape}")
     pipe = make_pipeline(
         SimpleImputer(strategy="median", keep_empty_features=True), StandardScaler()
     )
-    return pipe.fit(X)
+    return pipe.fit(X_train)  # a DataFrame keeps its column names for later checks
 
 
 def fitted_transform(preprocessor: Any, X0: Any) -> Any:

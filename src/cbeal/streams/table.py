@@ -161,7 +161,7 @@ def _names(columns: Sequence[str]) -> str:
 def check_column(name: str, columns: Sequence[str], *, role: str, option: str) -> None:
     """Raise a helpful error unless `name` is one of `columns` (suggests the closest name).
 
-    >>> check_column("tme", ["time", "y"], role="time", option="--time")
+    >>> check_column("tme", ["time", "y"], role="time", option="`time`")
     Traceback (most recent call last):
     ...
     cbeal.core.exceptions.InvalidInputError: no time column 'tme'; did you mean 'time'? ...
@@ -218,7 +218,7 @@ def _time_order(frame: Any, time: str) -> tuple[np.ndarray, np.ndarray]:
     if missing:
         raise InvalidInputError(
             f"{missing} rows have no value in the time column {time!r}; fill or drop them, "
-            "or leave out --time to keep the file order."
+            "or leave out `time` to keep the file order."
         )
     keys = _time_keys(pd, col, time)
     return np.argsort(keys, kind="stable"), col.astype(str).to_numpy(dtype=object)
@@ -255,7 +255,7 @@ def _parse_dates(pd: Any, text: Any, time: str) -> Any:
         raise InvalidInputError(
             f"cannot read the time column {time!r} as dates or numbers (first value "
             f"{text.iloc[0]!r}); use ISO dates such as 2024-05-01 13:45:00, numbers, or leave "
-            "out --time to keep the file order."
+            "out `time` to keep the file order."
         )
     if len(readings) == 2 and not readings[False].equals(readings[True]):
         raise InvalidInputError(
@@ -275,36 +275,36 @@ def _datetime_keys(pd: Any, col: Any) -> np.ndarray:
 def _feature_columns(
     frame: Any, *, label: str, time: str | None, features: list[str], drop: list[str]
 ) -> tuple[list[str], list[str]]:
-    """(features, ignored non-numeric columns); explicit --features must all be numeric."""
+    """(features, ignored non-numeric columns); explicit `features` must all be numeric."""
     pd = _pandas()
     columns = list(frame.columns)
     reserved = {label} | ({time} if time else set())
     if features:
         for name in features:
-            check_column(name, columns, role="feature", option="--features")
+            check_column(name, columns, role="feature", option="`features`")
         clash = [f for f in features if f in reserved]
         if clash:
             raise InvalidInputError(
                 f"{clash[0]!r} is the label or time column and cannot also be a feature; "
-                "remove it from --features."
+                "remove it from `features`."
             )
         chosen, ignored = features, []
     else:
         for name in drop:
-            check_column(name, columns, role="--drop", option="--drop")
+            check_column(name, columns, role="`drop`", option="`drop`")
         chosen = [c for c in columns if c not in reserved and c not in drop]
         ignored = [c for c in chosen if not pd.api.types.is_numeric_dtype(frame[c])]
         chosen = [c for c in chosen if c not in ignored]
         if not chosen:
             raise InvalidInputError(
                 f"no numeric feature columns left (non-numeric: {_names(ignored) or 'none'}); "
-                "encode those columns as numbers, or choose columns with --features."
+                "encode those columns as numbers, or choose columns with `features`."
             )
     bad = [c for c in chosen if not pd.api.types.is_numeric_dtype(frame[c])]
     if bad:
         raise InvalidInputError(
             f"feature columns {_names(bad)} are not numeric; encode them as numbers (e.g. "
-            "L/M/H as 0/1/2) or leave them out with --features or --drop."
+            "L/M/H as 0/1/2) or leave them out with `features` or `drop`."
         )
     return chosen, ignored
 
@@ -363,26 +363,26 @@ def load_table(
     """
     frame = read_frame(path)
     columns = list(frame.columns)
-    check_column(label, columns, role="label", option="--label")
+    check_column(label, columns, role="label", option="`label`")
     if time is not None:
-        check_column(time, columns, role="time", option="--time")
+        check_column(time, columns, role="time", option="`time`")
         if time == label:
             raise InvalidInputError(f"{label!r} cannot be both the label and the time column; "
-                                    "pass another column with --time, or leave it out.")
+                                    "pass another column with `time`, or leave it out.")
     names, ignored = _feature_columns(frame, label=label, time=time,
                                       features=_split_names(features), drop=_split_names(drop))
     y = _labels(frame, label)
     if np.unique(y).size < 2:
         raise InvalidInputError(
             f"the label column {label!r} holds one class only ({y.tolist()[0]!r} in all {y.size} "
-            "rows); active learning needs at least two classes. Check --label."
+            "rows); active learning needs at least two classes. Check `label`."
         )
     n_classes = np.unique(y).size
     if n_classes > MAX_CLASSES:
         raise InvalidInputError(
             f"the label column {label!r} has {n_classes} distinct values; that looks like a "
             f"measurement or an id, not a class label (cbeal allows up to {MAX_CLASSES} "
-            "classes). Check --label, or bin the values into classes first."
+            "classes). Check `label`, or bin the values into classes first."
         )
     X = _features(frame, names)
     row = np.arange(len(frame), dtype=np.int64)

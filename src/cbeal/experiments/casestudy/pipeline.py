@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from cbeal.core.exceptions import ParameterError
 from cbeal.experiments.casestudy.report import headline, write_report_tables
 from cbeal.experiments.casestudy.runner import collect, run_case_study
 from cbeal.experiments.casestudy.studies import CASE_STUDIES, studies_for
@@ -39,17 +40,17 @@ def casestudy(
     ids = studies_for(dataset)
     if learner != "all":
         if learner not in LEARNER_KEYS:
-            raise ValueError(f"unknown learner {learner!r}; choose l1, rf or all")
+            raise ParameterError(f"unknown learner {learner!r}; choose l1, rf or all")
         ids = [i for i in ids if i.endswith(LEARNER_KEYS[learner])]
     if replications is not None and replications < 1:
-        raise ValueError(f"replications must be ≥ 1, got {replications}")
+        raise ParameterError(f"replications must be ≥ 1, got {replications}")
     if budgets is not None and not all(0.0 < b < 1.0 for b in budgets):
-        raise ValueError(f"budgets are shares of the stream in (0, 1) (--budgets: percentages "
-                         f"in (0, 100)), got {list(budgets)}")
+        raise ParameterError(f"`budgets` are shares of the stream in (0, 1) (on the command "
+                             f"line: percentages in (0, 100)), got {list(budgets)}")
     if methods is not None:
         unknown = [m for m in methods if m not in METHODS]
         if unknown:
-            raise ValueError(f"unknown methods {unknown}; choose from {list(METHODS)}")
+            raise ParameterError(f"unknown methods {unknown}; choose from {list(METHODS)}")
     studies = []
     for sid in ids:
         study = CASE_STUDIES[sid]

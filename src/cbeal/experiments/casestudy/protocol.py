@@ -16,8 +16,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cbeal import userscores
+from cbeal.core.exceptions import ParameterError
 from cbeal.datasets import Dataset, load_ai4i2020, load_secom
+from cbeal.evaluation import metrics
 from cbeal.learners.preprocess import fit_preprocessor
 from cbeal.streams.split import StreamSplit
 
@@ -101,10 +102,10 @@ def contiguous_split(
     (array([7, 8, 0]), array([1, 2, 3, 4, 5, 6]))
     """
     if not 0.0 < test_fraction < 1.0:
-        raise ValueError(f"test_fraction must be in (0, 1), got {test_fraction!r}")
+        raise ParameterError(f"test_fraction must be in (0, 1), got {test_fraction!r}")
     n_test = round(test_fraction * n)
     if n_test < 1 or n - n_test < 2:
-        raise ValueError(f"{n} samples are too few to hold out {test_fraction:.0%} for testing")
+        raise ParameterError(f"{n} samples are too few to hold out {test_fraction:.0%} for testing")
     start = int(rng.integers(n))
     test = (start + np.arange(n_test)) % n
     train = np.setdiff1d(np.arange(n), test)  # sorted: the stream runs forward in time
@@ -114,12 +115,12 @@ def contiguous_split(
 def scores(y_true: np.ndarray, y_pred: np.ndarray) -> dict[str, float]:
     """Accuracy, balanced accuracy and F1 / recall / precision of the failure class (1).
 
-    The same scores as ``cbeal run`` reports (:func:`cbeal.userscores.scores`).
+    The same scores as ``cbeal run`` reports (:func:`cbeal.evaluation.scores`).
 
     >>> import numpy as np
     >>> s = scores(np.array([0, 0, 0, 1]), np.array([0, 0, 0, 0]))
     >>> s["accuracy"], s["balanced_accuracy"], s["recall"], s["f1"]
     (0.75, 0.5, 0.0, 0.0)
     """
-    out = userscores.scores(np.asarray(y_true), np.asarray(y_pred), positive=1)
+    out = metrics.scores(np.asarray(y_true), np.asarray(y_pred), positive=1)
     return {k: out[k] for k in METRICS}

@@ -7,26 +7,23 @@ budget) as soon as the row is done, so an interrupted run resumes where it stopp
 
 from __future__ import annotations
 
-import json
-import platform
 import time
 import warnings
-from collections.abc import Iterator, Sequence
-from datetime import datetime, timezone
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from cbeal._version import __version__
-from cbeal.core.exceptions import SingleClassWarning
+from cbeal.core.exceptions import ParameterError, SingleClassWarning
+from cbeal.evaluation import fit_reference
 from cbeal.experiments.casestudy.protocol import CaseData, CaseStudy, scores
 from cbeal.experiments.casestudy.studies import CASE_STUDIES
 from cbeal.experiments.methods import METHODS
-from cbeal.experiments.runner import git_sha, write_rows
-from cbeal.learners.adapter import fit_reference
+from cbeal.experiments.tasks import TaskFile, read_rows, run_tasks
 from cbeal.learners.registry import make_learner
 from cbeal.models import StreamLearner
+from cbeal.provenance import provenance
 from cbeal.simulation import simulate
 from cbeal.trace import Trace
 
@@ -53,7 +50,7 @@ def run_method(
     """Run one stream method on a replication's data; the learner ends fitted on every label."""
     method = METHODS[name]
     if method.build is None:
-        raise ValueError(f"{name!r} is a reference, not a stream method")
+        raise ParameterError(f"{name!r} is a reference, not a stream method")
     model = method.build(make_learner(study.learner), budget, data.y_stream.size, seed)
     model.set_params(refit_every=study.refit, classes=[0, 1])
     with warnings.catch_warnings():
@@ -88,17 +85,14 @@ def run_case_task(
     study: CaseStudy, replication: int, *, path: Path | None = None
 ) -> list[dict[str, Any]]:
     """Run every method and budget of one replication; merge into the JSON file at `path`."""
-    done: dict[tuple[str, float], dict[str, Any]] = {}
-    if path is not None and path.exists():
-        done = {_key(r["method"], r["budget_share"]): r for r in json.loads(path.read_text())}
+    task = TaskFile(path, key=lambda r: _key(r["method"], r["budget_share"]))
     todo = [(m, b) for m in study.methods
             for b in ((None,) if METHODS[m].build is None else study.budgets)
-            if _key(m, b) not in done]
+            if not task.done(_key(m, b))]
     if not todo:
-        return list(done.values())
+        return task.all()
     data = study.data(replication)
     seed = study.seed(replication)
-    sha = git_sha()
     for name, share in todo:
         start = time.perf_counter()
         budget = -1 if share is None else data.budget(share)
@@ -114,13 +108,10 @@ def run_case_task(
             n_stream=int(data.y_stream.size), n_test=int(data.y_test.size),
             d0_failures=int(data.y0.sum()), test_failures=int(data.y_test.sum()),
             test_start=int(data.test_index[0]), seconds=time.perf_counter() - start,
-            cbeal_version=__version__, git_sha=sha, python=platform.python_version(),
-            finished=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            **provenance(),
         )
-        done[_key(name, share)] = row
-        if path is not None:  # written after every row: an interruption loses one run
-            write_rows(path, list(done.values()))
-    return list(done.values())
+        task.add(row)
+    return task.all()
 
 
 def _task_path(out: Path, study: CaseStudy, rep: int) -> Path:
@@ -140,17 +131,10 @@ def run_case_study(
 
     ``replications`` overrides each study's count (smaller runs for a first look).
     """
-    from joblib import Parallel, delayed
-    from tqdm.auto import tqdm
-
     chosen = [CASE_STUDIES[s] if isinstance(s, str) else s for s in studies]
     reps = {s.id: replications or s.replications for s in chosen}
-    tasks = [(s, r) for s in chosen for r in range(reps[s.id])]
-    jobs = (delayed(_quiet_task)(s, r, _task_path(out, s, r)) for s, r in tasks)
-    results: Iterator[Any] = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(jobs)
-    for _ in tqdm(results, total=len(tasks), disable=not progress, unit="task",
-                  desc="case study"):
-        pass
+    tasks = [(s, r, _task_path(out, s, r)) for s in chosen for r in range(reps[s.id])]
+    run_tasks(_quiet_task, tasks, n_jobs=n_jobs, progress=progress, desc="case study")
     return collect(out, chosen, name=name)
 
 
@@ -169,11 +153,9 @@ def collect(out: Path, studies: Sequence[str | CaseStudy], *,
     """
     import pandas as pd
 
-    rows: list[dict[str, Any]] = []
-    for study in studies:
-        sid = study if isinstance(study, str) else study.id
-        for path in sorted((out / "runs" / sid).glob("r*.json")):
-            rows.extend(json.loads(path.read_text()))
+    paths = [path for study in studies
+             for path in sorted((out / "runs" / (study if isinstance(study, str) else study.id))
+                                .glob("r*.json"))]  # fmt: skip
     target = out / name
-    pd.DataFrame(rows).to_csv(target, index=False)
+    pd.DataFrame(read_rows(paths)).to_csv(target, index=False)
     return target

@@ -8,6 +8,7 @@ those studies refit every k labels (all methods alike, and once more after the s
 
 from __future__ import annotations
 
+from cbeal.core.exceptions import ParameterError
 from cbeal.experiments.casestudy.protocol import CaseStudy
 
 __all__ = ["CASE_STUDIES", "studies_for"]
@@ -32,5 +33,5 @@ def studies_for(dataset: str) -> list[str]:
     found = [k for k, s in CASE_STUDIES.items() if s.dataset == dataset]
     if not found:
         datasets = sorted({s.dataset for s in CASE_STUDIES.values()})
-        raise ValueError(f"unknown dataset {dataset!r}; choose one of {', '.join(datasets)}")
+        raise ParameterError(f"unknown dataset {dataset!r}; choose one of {', '.join(datasets)}")
     return found

@@ -17,9 +17,11 @@ from typing import Any
 import numpy as np
 
 from cbeal._version import __version__
-from cbeal.reportdoc import Block, to_html, to_markdown
-from cbeal.userrun import UserRun
-from cbeal.userscores import METRIC_LABELS
+from cbeal.core.exceptions import ParameterError
+from cbeal.evaluation import METRIC_LABELS
+from cbeal.provenance import git_sha
+from cbeal.reports.document import Block, to_html, to_markdown
+from cbeal.tablerun.run import UserRun
 
 __all__ = ["console_lines", "summary", "write_report"]
 
@@ -31,7 +33,7 @@ RARE = 0.2  # below this share of the positive class, accuracy alone misleads
 def write_report(result: UserRun, out: str | Path, *, fmt: str = "md") -> Path:
     """Write the report folder `out` (created if needed); returns the report's path."""
     if fmt not in ("md", "html"):
-        raise ValueError(f"report format must be 'md' or 'html', got {fmt!r}")
+        raise ParameterError(f"report format must be 'md' or 'html', got {fmt!r}")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     for stale in (*OUTPUTS, *(f"figures/{f}" for f in FIGURES)):  # from an earlier run
@@ -76,10 +78,6 @@ def _figures(result: UserRun, folder: Path) -> tuple[dict[str, Path], str | None
     return figures, None
 
 
-def _git_sha() -> str:
-    from cbeal.experiments.runner import git_sha
-
-    return git_sha()
 
 
 def summary(result: UserRun, *, out: Path, fmt: str) -> dict[str, Any]:
@@ -105,7 +103,7 @@ def summary(result: UserRun, *, out: Path, fmt: str) -> dict[str, Any]:
         "seed": result.options.seed,
         "wall_time_seconds": round(result.seconds, 3),
         "cbeal_version": __version__,
-        "git_sha": _git_sha(),
+        "git_sha": git_sha(),
     }
 
 

@@ -1,4 +1,4 @@
-"""Test-set scores of ``cbeal run`` (numpy only): accuracy alone hides missed failures.
+"""Test-set scores (numpy only): accuracy alone hides missed failures.
 
 With 3 % failures a model that never flags one is 97 % accurate. Balanced accuracy (the
 mean recall over the classes) and the positive class's F1, precision and recall show it.
@@ -10,7 +10,9 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["METRIC_LABELS", "choose_positive", "scores"]
+from cbeal.core.exceptions import InvalidInputError
+
+__all__ = ["METRIC_LABELS", "accuracy", "choose_positive", "scores"]
 
 METRIC_LABELS = {
     "accuracy": "accuracy",
@@ -37,12 +39,23 @@ def choose_positive(y_train: np.ndarray, wanted: str | None) -> Any:
     if wanted is not None:
         hits = [c for c in classes.tolist() if str(c) == str(wanted)]
         if not hits:
-            raise ValueError(f"--positive {wanted!r} is not one of the training classes "
-                             f"{[str(c) for c in classes.tolist()]}")
+            raise InvalidInputError(
+                f"the positive class {wanted!r} (`positive`) is not one of the training "
+                f"classes {[str(c) for c in classes.tolist()]}"
+            )
         return hits[0]
     if classes.size != 2:
         return None
     return classes.tolist()[int(np.flatnonzero(counts == counts.min())[-1])]
+
+
+def accuracy(y_true: Any, y_pred: Any) -> float:
+    """Share of correct predictions.
+
+    >>> accuracy([0, 1, 1], [0, 1, 0])
+    0.666...
+    """
+    return float(np.mean(np.asarray(y_true) == np.asarray(y_pred)))
 
 
 def _prf(y_true: np.ndarray, y_pred: np.ndarray, cls: Any) -> tuple[float, float, float]:

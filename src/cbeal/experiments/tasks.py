@@ -1,0 +1,102 @@
+"""The one task runner of the experiments: resumable task files and parallel execution.
+
+A *task* (one replication of one scenario or study) runs several methods on the same data
+and writes its result rows to one JSON file, rewritten atomically after every row: an
+interruption loses at most the row in progress, and a rerun skips the rows a file holds.
+Tasks run in parallel through joblib (local processes by default, or a Dask or Ray
+cluster).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from cbeal.core.exceptions import ParameterError
+
+__all__ = ["BACKENDS", "TaskFile", "read_rows", "run_tasks", "write_rows"]
+
+BACKENDS = ("loky", "threading", "dask", "ray")
+
+
+def write_rows(path: Path, rows: list[dict[str, Any]]) -> None:
+    """Write result rows as JSON atomically (a crash leaves the old file or the new one)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(rows, indent=1))
+    os.replace(tmp, path)
+
+
+def read_rows(paths: Iterable[Path]) -> list[dict[str, Any]]:
+    """Every row of the task files that exist among `paths`."""
+    rows: list[dict[str, Any]] = []
+    for path in paths:
+        if path.exists():
+            rows.extend(json.loads(path.read_text()))
+    return rows
+
+
+class TaskFile:
+    """The finished rows of one task, keyed by `key` (e.g. the method and the budget)."""
+
+    def __init__(self, path: Path | None, key: Callable[[dict[str, Any]], Hashable]) -> None:
+        self.path = path
+        self.key = key
+        rows = read_rows([path]) if path is not None else []
+        self.rows: dict[Hashable, dict[str, Any]] = {key(r): r for r in rows}
+
+    def done(self, key: Hashable) -> bool:
+        return key in self.rows
+
+    def add(self, row: dict[str, Any]) -> None:
+        """Record a finished row and write the file at once."""
+        self.rows[self.key(row)] = row
+        if self.path is not None:
+            write_rows(self.path, list(self.rows.values()))
+
+    def all(self) -> list[dict[str, Any]]:
+        return list(self.rows.values())
+
+
+def run_tasks(
+    fn: Callable[..., Any],
+    tasks: Sequence[tuple[Any, ...]],
+    *,
+    n_jobs: int = -1,
+    backend: str = "loky",
+    progress: bool = True,
+    desc: str = "tasks",
+) -> None:
+    """Call ``fn(*task)`` for every task, in parallel, with a progress bar.
+
+    ``backend``: ``"loky"`` (local processes), ``"threading"``, ``"dask"`` (a running
+    ``dask.distributed`` client, or a local cluster started here) or ``"ray"`` (a running
+    Ray cluster, or a local one); ``pip install cbeal[dask]`` / ``cbeal[ray]``.
+    """
+    from joblib import Parallel, delayed, parallel_config
+    from tqdm.auto import tqdm
+
+    if backend not in BACKENDS:
+        raise ParameterError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+    order = "generator_unordered"
+    if backend == "ray":
+        from ray.util.joblib import register_ray
+
+        register_ray()
+        order = "generator"  # Ray's joblib backend returns results in submission order only
+    elif backend == "dask":
+        from dask.distributed import Client, get_client
+
+        try:
+            get_client()
+        except ValueError:  # no client yet: a local cluster for this process
+            Client(processes=True, n_workers=max(1, n_jobs if n_jobs > 0 else os.cpu_count() or 1),
+                   threads_per_worker=1)
+    jobs = (delayed(fn)(*task) for task in tasks)
+    with parallel_config(backend=backend, n_jobs=n_jobs):
+        results = Parallel(return_as=order)(jobs)
+        for _ in tqdm(results, total=len(tasks), disable=not progress, unit="task", desc=desc):
+            pass

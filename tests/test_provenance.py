@@ -1,0 +1,68 @@
+"""Provenance: results record cbeal's own commit or nothing, and reproduce runs without
+the optional scikit-activeml."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import cbeal.provenance as prov
+
+
+def _git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
+def _repo(path: Path) -> Path:
+    (path / "src" / "cbeal").mkdir(parents=True)
+    (path / "src" / "cbeal" / "x.py").write_text("")
+    _git(path, "init", "-q")
+    _git(path, "-c", "user.name=t", "-c", "user.email=t@t", "add", ".")
+    _git(path, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x")
+    return path
+
+
+def test_git_sha_is_the_checkout_cbeal_was_imported_from(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = _repo(tmp_path / "cbeal-checkout")
+    monkeypatch.setattr(prov, "_PACKAGE", (repo / "src" / "cbeal").resolve())
+    prov.git_sha.cache_clear()
+    assert prov.git_sha() == _git(repo, "rev-parse", "--short", "HEAD")
+
+
+def test_an_install_inside_another_repository_records_no_sha(tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch
+                                                             ) -> None:
+    repo = _repo(tmp_path / "users-project")
+    site = repo / ".venv" / "lib" / "site-packages" / "cbeal"
+    site.mkdir(parents=True)
+    monkeypatch.setattr(prov, "_PACKAGE", site.resolve())
+    prov.git_sha.cache_clear()
+    assert prov.git_sha() is None
+    monkeypatch.setattr(prov, "_PACKAGE", tmp_path.resolve())  # no repository at all
+    prov.git_sha.cache_clear()
+    assert prov.git_sha() is None
+    prov.git_sha.cache_clear()
+
+
+def test_reproduce_runs_without_scikit_activeml(tmp_path: Path) -> None:
+    code = (
+        "import sys; sys.modules['skactiveml'] = None\n"  # as if cbeal[bench] were not installed
+        "from cbeal.experiments import METHODS\n"
+        "assert not [m for m in METHODS if 'skactiveml' in m], list(METHODS)\n"
+        "import cbeal.experiments.profiles as p\n"
+        "p.PROFILES['quick'] = p.Profile('quick', ('S01',), 1, ('v1',))\n"
+        "p.METHODS = {k: v for k, v in p.METHODS.items() if k in ('CBEAL-6', 'RS', 'LD1', "
+        "'RAL1', 'Initial', 'All Training Data')}\n"
+        "from cbeal.cli import main\n"
+        f"sys.exit(main(['reproduce', '--out', {str(tmp_path)!r}, '--learner', 'logreg',"
+        " '--jobs', '1', '--no-progress']))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert (tmp_path / "tables_v1_logreg" / "tables.md").stat().st_size > 0
+    assert "CBEAL-6 > RS: " in out.stdout
