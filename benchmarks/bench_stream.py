@@ -52,7 +52,7 @@ def decision_overhead(n: int, repeats: int) -> float:
                                   random_state=0).fit(s.X0, s.y0)
         t0 = time.perf_counter()
         for x, pr in zip(s.X_stream, proba, strict=True):
-            model._query(x, pr)  # no label is delivered: the learner is never touched
+            model.query_one(x, proba=pr)  # the learner is never called nor touched
         model.flush()
         times.append(time.perf_counter() - t0)
     return statistics.median(times) / n
@@ -83,6 +83,27 @@ def per_sample_fixed_learner(learner: str, n: int, repeats: int) -> tuple[float,
             qs.update(cand, q)
 
     return median_time(ours, repeats) / n, median_time(theirs, repeats) / n
+
+
+def batch_vs_single(learner: str, n: int, repeats: int) -> tuple[float, float]:
+    """Per-sample cost of ``query_many`` on a batch vs ``query_one`` row by row."""
+    s = make_stream(n=n + 190, pc=0.1, random_state=1)
+    X_pool, y_pool = s.X_stream[:170], s.y_stream[:170]
+    X = s.X_stream[170 : 170 + n]
+
+    def model() -> CbeAL:
+        return CbeAL.from_preset("CBEAL-6", estimator=make_learner(learner), budget=10**9,
+                                 random_state=0).fit(X_pool, y_pool)
+
+    def one() -> None:
+        m = model()
+        for x in X:
+            m.query_one(x)
+
+    def many() -> None:
+        model().query_many(X)
+
+    return median_time(one, repeats) / n, median_time(many, repeats) / n
 
 
 def end_to_end(learner: str, repeats: int) -> tuple[float, int, float]:
@@ -140,6 +161,8 @@ def main() -> None:
     for learner in ("svm", "logreg"):
         ours, theirs = per_sample_fixed_learner(learner, 300 if args.quick else 1000, reps)
         rows_b.append((learner, ours, theirs))
+    rows_batch = [(lr, *batch_vs_single(lr, 300 if args.quick else 1000, reps))
+                  for lr in ("svm", "logreg")]
     rows_c = []
     for learner in ("svm", "svm-libsvm", "logreg"):
         t, n_acq, acc = end_to_end(learner, reps)
@@ -169,6 +192,16 @@ def main() -> None:
     for learner, ours, theirs in rows_b:
         lines.append(f"| {learner} | {1e6 * ours:.0f} µs | {1e6 * theirs:.0f} µs | "
                      f"{theirs / ours:.1f}× faster |")
+    lines += [
+        "",
+        "## B2. A batch: `query_many` (one `predict_proba` call) vs `query_one` row by row",
+        "",
+        "| learner | `query_one` per sample | `query_many` per sample | ratio |",
+        "|---|---:|---:|---:|",
+    ]
+    for learner, one, many in rows_batch:
+        lines.append(f"| {learner} | {1e6 * one:.0f} µs | {1e6 * many:.0f} µs | "
+                     f"{one / many:.1f}× faster |")
     lines += [
         "",
         "## C. One n = 1500 stream end to end, refit after every acquisition (goal ≤ 1 s)",

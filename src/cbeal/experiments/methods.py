@@ -10,7 +10,7 @@ import importlib.util
 from typing import Any
 
 from cbeal.baselines import BASELINES, baseline_agent
-from cbeal.core import Exp4P, ParameterError, preset_agents, single_agent
+from cbeal.core import Exp4P, LabelRate, ParameterError, preset_agents, single_agent
 from cbeal.evaluation import REFERENCES
 from cbeal.experiments.method import Builder, Method
 from cbeal.models import CbeAL, SingleAgentLearner, StreamLearner
@@ -26,11 +26,13 @@ def _single(name: str, epsilon: float) -> Builder:
     return build
 
 
-def _cbeal(preset: str, *, ewma: bool = True) -> Builder:
+def _cbeal(preset: str, *, ewma: bool = True, paced: bool = False) -> Builder:
     def build(est: Any, budget: int, n_stream: int, seed: int) -> StreamLearner:
         solver = None if ewma else Exp4P(ewma=False)
+        # paced: the same B labels, spent at most at the rate B / n over the stream
+        spend = LabelRate(rate=budget / n_stream, total=budget) if paced else budget
         return CbeAL(agents=preset_agents(preset), solver=solver, epsilon=0.01, estimator=est,
-                     budget=budget, random_state=seed)
+                     budget=spend, random_state=seed)
 
     return build
 
@@ -56,6 +58,7 @@ def _methods() -> dict[str, Method]:
         *(Method(p, "cbeal", _cbeal(p)) for p in
           ("CBEAL-2", "CBEAL-4", "CBEAL-4*", "CBEAL-6", "CBEAL-8")),
         Method("CBEAL-6 (no EWMA)", "cbeal", _cbeal("CBEAL-6", ewma=False)),
+        Method("CBEAL-6 (paced)", "pacing", _cbeal("CBEAL-6", paced=True)),
         *(Method(b, "benchmark" if b in ("RS", "US", "DBALStream", "QBC-PYP") else "extra",
                  _baseline(b)) for b in BASELINES),
         *(Method(r, "reference", None) for r in REFERENCES),

@@ -46,7 +46,8 @@ def reproduce(
     timings: dict[str, Any] = {}
     for gen in generators or prof.generators:
         cfg = RunConfig(scenarios=prof.scenarios, replications=prof.replications,
-                        methods=tuple(METHODS), generator=gen, learner=learner)
+                        methods=tuple(m for m, spec in METHODS.items() if spec.family != "pacing"),
+                        generator=gen, learner=learner)
         start = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", FutureWarning)

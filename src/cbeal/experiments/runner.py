@@ -70,6 +70,7 @@ def _stream(name: str, learner: str, data: Any, seed: int) -> dict[str, Any]:
         "n_useless": int((trace.reward < 0).sum()),
         "last_acquisition": int(np.flatnonzero(acquired)[-1]) if acquired.any() else -1,
         "n_flips": int(trace.flipped.sum()),
+        "spent_first_half": int(acquired[: acquired.size // 2].sum()),
     }
     if method.full:
         # "(Full)": spend the unused budget at random among the samples not acquired
