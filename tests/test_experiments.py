@@ -103,5 +103,6 @@ def test_paper_numbers_extracted() -> None:
 
 def test_every_method_has_a_family() -> None:
     assert {m.family for m in METHODS.values()} == {"explore", "exploit", "cbeal", "benchmark",
-                                                     "extra", "crosscheck", "reference"}
+                                                     "extra", "crosscheck", "reference",
+                                                     "pacing"}
     assert all(m.full for m in METHODS.values() if m.family in ("explore", "exploit"))
