@@ -62,11 +62,13 @@ class LearnerAdapter:
         self.single_class_: int | None = None
         self.columns_ = np.arange(classes.shape[0])
         self.version = 0  # 1 after the first fit; callers key prediction caches on it
+        self.n_trained = 0  # size of the pool this fit was trained on
 
     def fit(self, X: np.ndarray, y_index: np.ndarray, *, warn: bool = True) -> LearnerAdapter:
         """Train on the labelled pool (`y_index` are positions in ``classes``)."""
         present = np.unique(y_index)
         self.version += 1
+        self.n_trained = int(y_index.shape[0])
         if present.size < 2:
             self.estimator_ = None
             self.single_class_ = int(present[0])
@@ -99,7 +101,7 @@ class LearnerAdapter:
         new = object.__new__(LearnerAdapter)
         new.template, new.classes = self.template, self.classes
         new.estimator_, new.single_class_, new.columns_ = None, None, self.columns_
-        new.version = self.version
+        new.version, new.n_trained = self.version, 0
         return new.fit(X, y_index, warn=False)
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:

@@ -405,15 +405,44 @@ class StreamLearner(Params):
         )
 
     # ------------------------------------------------------------------ learner
-    def refit(self: M) -> M:
-        """Retrain the learner on the whole labelled pool now (e.g. with ``refit_every=None``)."""
+    def refit(self: M, *, upto: int | None = None) -> M:
+        """Retrain the learner now on the labelled pool (its first `upto` samples, if given).
+
+        With ``refit_every=None`` this is the only way the learner changes; see
+        :meth:`train_learner` to train in the background while the model keeps deciding.
+        """
+        self.use_learner(self.train_learner(upto=upto))
+        return self
+
+    def train_learner(self, *, upto: int | None = None) -> LearnerAdapter:
+        """A new fit of the learner on the first `upto` labelled samples (default: all).
+
+        Nothing changes until :meth:`use_learner` swaps it in, so the fit may run in another
+        thread while this model keeps deciding and learning. The same pool prefix always
+        gives the same fit (the learner's seed is fixed), which makes a swap replayable.
+        """
         with self._mutex:
             self._check_fitted()
-            self._learner = self._learner.fitted_on(
-                np.asarray(self._pool_X), np.asarray(self._pool_y)
-            )
-            self._since_refit = 0
-        return self
+            size = len(self._pool_y)
+            n = size if upto is None else upto
+            if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= size:
+                raise ParameterError(f"upto must be a pool size in [1, {size}], got {upto!r}")
+            X, y = np.asarray(self._pool_X[:n]), np.asarray(self._pool_y[:n])
+            base = self._learner
+        return base.fitted_on(X, y)
+
+    def use_learner(self, learner: LearnerAdapter) -> None:
+        """Serve a fit made by :meth:`train_learner` (refused if another swap came first)."""
+        with self._mutex:
+            self._check_fitted()
+            current = self._learner.version
+            if not isinstance(learner, LearnerAdapter) or learner.version != current + 1:
+                raise ParameterError(
+                    "this learner was not trained from the one the model serves now (another "
+                    "refit came first); train a new one with train_learner()"
+                )
+            self._learner = learner
+            self._since_refit = len(self._pool_y) - learner.n_trained
 
     def transform(self, X: Any) -> np.ndarray:
         """The features the agents and the learner see for the rows of `X`."""
