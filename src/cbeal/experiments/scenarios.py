@@ -8,8 +8,7 @@ every detail of data generation; a changed generator gets a new version id.
 from __future__ import annotations
 
 import zlib
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -69,9 +68,6 @@ class Scenario:
             n=self.n, pc=self.pc, ds=self.ds, sp=self.sp, p=self.p, class_sep=sep,
             random_state=np.random.SeedSequence(self.seed(replication, generator)),
         )
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def _grid() -> tuple[Scenario, ...]:
