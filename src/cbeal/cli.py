@@ -133,6 +133,74 @@ def _casestudy(args: argparse.Namespace) -> int:
     return 0
 
 
+def _serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from cbeal.service.app import Settings, create_app
+
+    settings = Settings(db=args.db or _default_db(), open=args.open,
+                        undo_seconds=args.undo_seconds, lease_seconds=args.lease_seconds,
+                        task_lease_seconds=args.task_lease_seconds,
+                        checkpoint_every=args.checkpoint_every)
+    if args.open:
+        print("cbeal serve: --open: no tokens are checked; use it for a local demo only",
+              file=sys.stderr)
+    uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level=args.log_level,
+                access_log=False)
+    return 0
+
+
+def _default_db() -> str:
+    from cbeal.service.db import default_url
+
+    return default_url("cbeal-service.db")
+
+
+def _token(args: argparse.Namespace) -> int:
+    from cbeal.service.db import connect, migrate
+    from cbeal.service.tokens import create_token
+
+    engine = connect(args.db or _default_db())
+    migrate(engine)
+    token = create_token(engine, role=args.role, name=args.name)
+    print(token)
+    print(f"(role {args.role}; shown once — only its hash is stored)", file=sys.stderr)
+    return 0
+
+
+def _replay(args: argparse.Namespace) -> int:
+    import os
+
+    from cbeal.service.client import replay
+
+    token = args.token or os.environ.get("CBEAL_TOKEN")
+
+    def show(sent: int, asked: int, answered: int) -> None:
+        if args.progress:
+            print(f"\r{sent} rows sent, {asked} asked, {answered} answered", end="",
+                  file=sys.stderr, flush=True)
+
+    out = replay(args.file, stream=args.stream, url=args.url, token=token, id_col=args.id,
+                 label=args.label, time_col=args.time, batch=args.batch, create=args.create,
+                 initial=args.initial, budget=args.budget, learner=args.learner,
+                 answer=args.answer, limit=args.limit,
+                 exclude=[c for c in (args.exclude or "").split(",") if c], progress=show)
+    if args.progress:
+        print(file=sys.stderr)
+    st = out["status"]
+    print(f"replayed {out['sent']} rows into {args.stream!r}: {out['asked']} asked, "
+          f"{out['answered']} answered; prequential accuracy "
+          f"{st.get('prequential_accuracy')}, model version {st.get('model_version')}")
+    return 0
+
+
+def _data(args: argparse.Namespace) -> int:
+    from cbeal.datasets.export import export_csv
+
+    print(export_csv(args.dataset, args.out))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cbeal", description=__doc__)
     parser.add_argument("--version", action="version", version=f"cbeal {__version__}")
@@ -197,6 +265,62 @@ def build_parser() -> argparse.ArgumentParser:
     case.add_argument("--figures", action=argparse.BooleanOptionalAction, default=True)
     case.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True)
     case.set_defaults(func=_casestudy)
+    serve = sub.add_parser("serve", help="run the annotation service (HTTP API)",
+                           description="The annotation service: machines send samples, cbeal "
+                           "decides, an expert labels the asked ones later. Needs "
+                           "pip install 'cbeal[service]'.")
+    serve.add_argument("--db", default=None, help="database URL (default: sqlite file "
+                       "cbeal-service.db here; or postgresql+psycopg://user@host/db)")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    serve.add_argument("--port", type=int, default=8000, help="port to listen on")
+    serve.add_argument("--open", action="store_true",
+                       help="no tokens (a local demo only; every request is admin)")
+    serve.add_argument("--undo-seconds", type=float, default=30.0,
+                       help="how long a label can be undone before the model learns it")
+    serve.add_argument("--lease-seconds", type=float, default=15.0,
+                       help="how long a stream stays owned by this process without renewal")
+    serve.add_argument("--task-lease-seconds", type=float, default=300.0,
+                       help="how long an expert holds a task before it returns to the queue")
+    serve.add_argument("--checkpoint-every", type=int, default=500,
+                       help="save the model every this many events")
+    serve.add_argument("--log-level", default="warning", help="uvicorn log level")
+    serve.set_defaults(func=_serve)
+
+    token = sub.add_parser("token", help="manage API tokens of the service")
+    token_sub = token.add_subparsers(dest="action", required=True)
+    create = token_sub.add_parser("create", help="create a token (printed once)")
+    create.add_argument("--role", required=True, choices=("ingest", "annotate", "admin"),
+                        help="what the token may do")
+    create.add_argument("--name", default="cli", help="who uses it (shown in the audit)")
+    create.add_argument("--db", default=None, help="database URL (as for cbeal serve)")
+    create.set_defaults(func=_token)
+
+    rep_ = sub.add_parser("replay", help="stream a CSV/Parquet file into a running service")
+    rep_.add_argument("file", help=".csv or .parquet file, one row per part")
+    rep_.add_argument("--stream", required=True, help="stream name")
+    rep_.add_argument("--url", default="http://127.0.0.1:8000", help="service address")
+    rep_.add_argument("--token", default=None, help="API token (default: $CBEAL_TOKEN)")
+    rep_.add_argument("--id", default=None, help="column with the part id (default: row number)")
+    rep_.add_argument("--label", default=None, help="label column (needed for --create/--answer)")
+    rep_.add_argument("--time", default=None, help="column to order the rows by")
+    rep_.add_argument("--exclude", default=None, help="columns that are not features, e.g. a,b")
+    rep_.add_argument("--batch", type=int, default=100, help="rows per request")
+    rep_.add_argument("--create", action="store_true",
+                      help="create the stream from the first --initial labelled rows if missing")
+    rep_.add_argument("--initial", type=int, default=20, help="rows of D0 with --create")
+    rep_.add_argument("--budget", default="5%", help="budget of a created stream (50 or 5%%)")
+    rep_.add_argument("--learner", default="logreg", help="learner of a created stream")
+    rep_.add_argument("--answer", action="store_true",
+                      help="label every asked part from --label (the file plays the expert)")
+    rep_.add_argument("--limit", type=int, default=None, help="send at most this many rows")
+    rep_.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True,
+                      help="show progress")
+    rep_.set_defaults(func=_replay)
+
+    data = sub.add_parser("data", help="export a bundled dataset as a CSV file")
+    data.add_argument("dataset", choices=("secom", "ai4i"), help="which dataset")
+    data.add_argument("--out", required=True, help="CSV file to write")
+    data.set_defaults(func=_data)
     return parser
 
 
@@ -222,8 +346,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"cbeal: error: {_as_flags(str(exc), parser, args.command)}", file=sys.stderr)
         return 2
     except ModuleNotFoundError as exc:  # an optional extra is missing: say which to install
+        extra = "service" if args.command in ("serve", "token", "replay") else "all"
         print(f"cbeal: error: `cbeal {args.command}` needs {exc.name or exc}, which is not "
-              "installed; install the extras with: pip install 'cbeal[all]'", file=sys.stderr)
+              f"installed; install the extras with: pip install 'cbeal[{extra}]'",
+              file=sys.stderr)
         return 2
 
 

@@ -73,8 +73,9 @@ class LearnerAdapter:
             self.estimator_ = None
             self.single_class_ = int(present[0])
             if warn:
+                only = self.classes.tolist()[self.single_class_]
                 warnings.warn(
-                    f"the labelled pool holds only class {self.classes[self.single_class_]!r}; "
+                    f"the labelled pool holds only class {only!r}; "
                     "until a second class is labelled the learner predicts it with certainty "
                     "1.0 (spec §1). Exploration agents still acquire; consider a larger D0.",
                     SingleClassWarning,

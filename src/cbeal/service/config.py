@@ -1,0 +1,127 @@
+"""A stream's configuration: what it is created with, checked once, and how its model is built."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from cbeal.core import BudgetError, ParameterError, as_budget, preset_agents, single_agent
+from cbeal.core.presets import PRESETS
+from cbeal.learners import LEARNERS
+
+__all__ = ["Label", "Row", "StreamConfig", "build_model"]
+
+Label = Annotated[str | int | bool, Field(union_mode="left_to_right")]
+#: a sample: values by feature name, or a list in the order of the stream's features;
+#: ``null`` is a missing value (imputed when ``preprocess`` is ``impute-scale``)
+Row = dict[str, float | None] | list[float | None]
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
+
+
+class Initial(BaseModel):
+    """The initial labelled set ``D0``: rows and their labels."""
+
+    model_config = ConfigDict(extra="forbid")
+    x: list[Row] = Field(min_length=1, max_length=100_000)
+    y: list[Label] = Field(min_length=1, max_length=100_000)
+
+    @model_validator(mode="after")
+    def _same_length(self) -> Initial:
+        if len(self.x) != len(self.y):
+            raise ValueError(f"initial.x has {len(self.x)} rows but initial.y {len(self.y)} labels")
+        return self
+
+
+class StreamConfig(BaseModel):
+    """What a stream is created with (``POST /api/v1/streams``)."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(description="letters, digits, '.', '_' or '-'; e.g. line3")
+    features: list[str] = Field(min_length=1, max_length=5000)
+    classes: list[Label] = Field(min_length=2, max_length=100)
+    preset: str = "CBEAL-6"
+    agents: list[str] | None = Field(default=None, description="instead of preset, e.g. LD2,RAL1")
+    learner: str = "logreg"
+    budget: int | float | str = Field(default="5%",
+                                      description="labels (100) or a rate (0.05, '5%')")
+    seed: int = Field(default=0, ge=0, le=2**31 - 1)
+    preprocess: Literal["impute-scale", "none"] = "impute-scale"
+    initial: Initial | None = Field(default=None, description="D0; none: cold start")
+    history: list[Row] | None = Field(default=None, max_length=100_000,
+                                      description="unlabelled rows to fit the preprocessing on")
+    cold_start: int = Field(default=10, ge=2, le=1000,
+                            description="labels asked before the model starts (no initial)")
+    task_ttl_seconds: float | None = Field(default=None, gt=0,
+                                           description="open tasks older than this expire")
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        if not _NAME.match(v):
+            raise ValueError("name must be 1-100 letters, digits, '.', '_' or '-', e.g. line3")
+        return v
+
+    @field_validator("features")
+    @classmethod
+    def _features(cls, v: list[str]) -> list[str]:
+        if len(set(v)) != len(v) or not all(0 < len(f) <= 200 for f in v):
+            raise ValueError("features must be distinct names of 1-200 characters")
+        return v
+
+    @field_validator("classes")
+    @classmethod
+    def _classes(cls, v: list[Any]) -> list[Any]:
+        if len({(type(c), c) for c in v}) != len(v):
+            raise ValueError("classes must be distinct")
+        if len({type(c) for c in v}) != 1:
+            raise ValueError("classes must all be text or all numbers, e.g. ['ok', 'fail']")
+        return v
+
+    @model_validator(mode="after")
+    def _check(self) -> StreamConfig:
+        if self.agents is None and self.preset.upper() not in PRESETS:
+            raise ValueError(f"unknown preset {self.preset!r}; one of {', '.join(PRESETS)}")
+        if self.agents is not None:
+            if len(self.agents) < 2:
+                raise ValueError("agents needs at least two names, e.g. ['LD2', 'RAL1']")
+            for a in self.agents:
+                try:
+                    single_agent(a)
+                except ParameterError as exc:
+                    raise ValueError(str(exc)) from None
+        if self.learner not in LEARNERS:
+            raise ValueError(f"unknown learner {self.learner!r}; one of {', '.join(LEARNERS)}")
+        try:
+            as_budget(self.budget)
+        except BudgetError as exc:
+            raise ValueError(str(exc)) from None
+        if self.initial is not None:
+            unknown = {repr(y) for y in self.initial.y} - {repr(c) for c in self.classes}
+            if unknown:
+                raise ValueError(f"initial.y holds labels that are not classes: {sorted(unknown)}")
+        return self
+
+
+def build_model(config: StreamConfig) -> Any:
+    """The stream's unfitted CbeAL: refits only when the service says (``refit_every=None``)."""
+    from cbeal.learners import make_learner
+    from cbeal.models import CbeAL
+
+    if config.agents is not None:
+        agents = [(a.upper(), single_agent(a)) for a in config.agents]
+    else:
+        agents = preset_agents(config.preset)
+    return CbeAL(agents=agents, estimator=make_learner(config.learner, random_state=config.seed),
+                 budget=config.budget, classes=list(config.classes), refit_every=None,
+                 preprocessor=None, random_state=config.seed)
+
+
+def preprocessor(config: StreamConfig, rows: Any) -> Any:
+    """The fitted preprocessing (None for ``preprocess='none'``), fitted on `rows`."""
+    if config.preprocess == "none":
+        return None
+    from cbeal.learners import fit_preprocessor
+
+    return fit_preprocessor(rows)

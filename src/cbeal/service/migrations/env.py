@@ -1,0 +1,18 @@
+"""Alembic environment: migrations run on the connection the service hands over."""
+
+from __future__ import annotations
+
+from alembic import context
+
+from cbeal.service.schema import metadata
+
+connection = context.config.attributes.get("connection")
+if connection is None:  # pragma: no cover - the service always passes its connection
+    raise RuntimeError("run migrations through cbeal.service.db.migrate(engine)")
+context.configure(
+    connection=connection,
+    target_metadata=metadata,
+    render_as_batch=connection.dialect.name == "sqlite",
+)
+with context.begin_transaction():
+    context.run_migrations()
