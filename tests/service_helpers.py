@@ -88,7 +88,7 @@ class Server:
     def start(self, timeout: float = 30.0) -> Server:
         import httpx
 
-        out = open(self.log, "ab") if self.log else subprocess.DEVNULL  # noqa: SIM115
+        out = open(self.log, "ab") if self.log else subprocess.DEVNULL
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "cbeal", "serve", "--db", self.db, "--port", str(self.port),
              *self.extra], stdout=out, stderr=out)

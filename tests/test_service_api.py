@@ -14,13 +14,13 @@ import pytest
 from sqlalchemy import select, text
 
 pytest.importorskip("fastapi")
-from fastapi.testclient import TestClient  # noqa: E402
+from fastapi.testclient import TestClient
 
-from cbeal import CbeAL  # noqa: E402
-from cbeal.service.app import Settings, create_app  # noqa: E402
-from cbeal.service.tokens import create_token  # noqa: E402
+from cbeal import CbeAL
+from cbeal.service.app import Settings, create_app
+from cbeal.service.tokens import create_token
 
-from .service_helpers import FEATURES, line, names, pg_available, pg_schema, stream_config  # noqa: E402
+from .service_helpers import FEATURES, line, names, pg_available, pg_schema, stream_config
 
 DATABASES = ["sqlite", pytest.param("postgresql", marks=pytest.mark.skipif(
     not pg_available(), reason="no PostgreSQL on 127.0.0.1:5432"))]
@@ -111,7 +111,7 @@ def test_nan_needs_preprocessing_and_unknown_stream_is_404(db: str) -> None:
     s = line()
     with client(db) as c:
         c.post("/api/v1/streams", json=stream_config(s, preprocess="none"))
-        row = [None] + s.X_stream[0, 1:].tolist()
+        row = [None, *s.X_stream[0, 1:].tolist()]
         r = c.post("/api/v1/streams/line1/samples", json={"samples": [{"id": "a", "x": row}]})
         assert r.status_code == 422 and "NaN" in r.text
         c.post("/api/v1/streams", json=stream_config(s, name="line2"))  # impute-scale
