@@ -49,6 +49,10 @@ class CbeAL(StreamLearner):
         Optional scikit-learn transformer applied to every input (imputation, encoding,
         scaling): used as is when already fitted, else fitted on ``X0``. The agents and the
         learner then see its output; raw inputs may hold what it handles (NaN, text).
+    id_prefix
+        Prefix of the decision ids (``"<prefix>-<t>"``). Default: a random token drawn at
+        each ``fit``, so that a decision is never taken for one of another model; give a
+        fixed prefix (e.g. a line's name) to make ids reproducible across replays.
     random_state
         Seed of every random draw; same seed, same decisions.
 
@@ -81,6 +85,7 @@ class CbeAL(StreamLearner):
         classes: Sequence[Any] | None = None,
         refit_every: int | None = 1,
         preprocessor: Any = None,
+        id_prefix: str | None = None,
         random_state: Any = None,
     ) -> None:
         self.agents = agents
@@ -93,6 +98,7 @@ class CbeAL(StreamLearner):
         self.classes = classes
         self.refit_every = refit_every
         self.preprocessor = preprocessor
+        self.id_prefix = id_prefix
         self.random_state = random_state
 
     @classmethod

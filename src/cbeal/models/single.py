@@ -44,6 +44,7 @@ class SingleAgentLearner(StreamLearner):
         classes: Sequence[Any] | None = None,
         refit_every: int | None = 1,
         preprocessor: Any = None,
+        id_prefix: str | None = None,
         random_state: Any = None,
     ) -> None:
         self.agent = agent
@@ -56,6 +57,7 @@ class SingleAgentLearner(StreamLearner):
         self.classes = classes
         self.refit_every = refit_every
         self.preprocessor = preprocessor
+        self.id_prefix = id_prefix
         self.random_state = random_state
 
     def _make_policy(self) -> SingleAgentPolicy:

@@ -16,6 +16,7 @@ ensemble and :class:`~cbeal.SingleAgentLearner` a single agent.
 from __future__ import annotations
 
 import math
+import re
 import threading
 import uuid
 from abc import abstractmethod
@@ -52,7 +53,8 @@ from cbeal.models.inputs import Inputs
 __all__ = ["StreamLearner"]
 
 M = TypeVar("M", bound="StreamLearner")
-_GUARD = threading.Lock()  # creates each model's own lock exactly once
+_GUARD = threading.Lock()
+_PREFIX = re.compile(r"^[A-Za-z0-9_.][A-Za-z0-9_.-]{0,99}$")  # creates each model's own lock exactly once
 
 
 @dataclass(frozen=True)
@@ -75,6 +77,7 @@ class StreamLearner(Params):
     classes: Sequence[Any] | None
     refit_every: int | None
     preprocessor: Any
+    id_prefix: str | None
     random_state: Any
 
     @abstractmethod
@@ -132,7 +135,8 @@ class StreamLearner(Params):
             self.t_ = 0
             self.n_labels_ = 0
             self.policy_ = policy
-            self.model_token_ = uuid.uuid4().hex[:12]
+            self.model_token_ = (uuid.uuid4().hex[:12] if self.id_prefix is None
+                                 else str(self.id_prefix))
             self.last_step_: ChartStep | None = None
             self._names = tuple(n for n, _ in policy.named_agents)
             self._kinds = tuple(a.kind for _, a in policy.named_agents)
@@ -166,6 +170,11 @@ class StreamLearner(Params):
                 f"None (only when refit() is called), got {every!r}"
             )
         self._rewards()
+        prefix = self.id_prefix
+        if prefix is not None and not (isinstance(prefix, str) and _PREFIX.match(prefix)):
+            raise ParameterError(
+                f"id_prefix must be 1-100 letters, digits, '.', '_' or '-', got {prefix!r}"
+            )
 
     def _rewards(self) -> tuple[float, float]:
         """``(ρ+, ρ−)``, checked: finite, ρ+ > 0 and ρ− < 0."""

@@ -115,7 +115,7 @@ def build_model(config: StreamConfig) -> Any:
         agents = preset_agents(config.preset)
     return CbeAL(agents=agents, estimator=make_learner(config.learner, random_state=config.seed),
                  budget=config.budget, classes=list(config.classes), refit_every=None,
-                 preprocessor=None, random_state=config.seed)
+                 preprocessor=None, id_prefix=config.name, random_state=config.seed)
 
 
 def preprocessor(config: StreamConfig, rows: Any) -> Any:

@@ -81,7 +81,7 @@ class Runtime:
     def _cold_decision(self, row: list[float | None], seq: int) -> dict[str, Any]:
         # the first `cold_start` samples; then, if they held one class only, one at a time
         ask = self.cold_asked < self.config.cold_start or not self.cold_pending
-        did = f"cold-{self.stream_id}-{seq}"
+        did = f"{self.config.name}-cold-{seq}"
         if ask:
             self.cold_asked += 1
             self.cold_pending[did] = row
