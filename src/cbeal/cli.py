@@ -141,7 +141,7 @@ def _serve(args: argparse.Namespace) -> int:
     settings = Settings(db=args.db or _default_db(), open=args.open,
                         undo_seconds=args.undo_seconds, lease_seconds=args.lease_seconds,
                         task_lease_seconds=args.task_lease_seconds,
-                        checkpoint_every=args.checkpoint_every)
+                        checkpoint_every=args.checkpoint_every, retrain=args.retrain)
     if args.open:
         print("cbeal serve: --open: no tokens are checked; use it for a local demo only",
               file=sys.stderr)
@@ -283,6 +283,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="how long an expert holds a task before it returns to the queue")
     serve.add_argument("--checkpoint-every", type=int, default=500,
                        help="save the model every this many events")
+    serve.add_argument("--retrain", default="background", choices=("background", "sync", "off"),
+                       help="retrain in a worker thread, on the request path (every run "
+                       "reproducible), or never")
     serve.add_argument("--log-level", default="warning", help="uvicorn log level")
     serve.set_defaults(func=_serve)
 

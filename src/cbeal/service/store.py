@@ -64,6 +64,36 @@ def acquire_lease(conn: Connection, name: str, owner: str, lease_seconds: float)
     return conn.execute(select(streams).where(streams.c.name == name)).first()
 
 
+def take_over(conn: Connection, name: str, dead: str, owner: str, lease_seconds: float) -> Any:
+    """Take the lease held by `dead` (a process known to have died); returns the row or None."""
+    res = conn.execute(update(streams).where(streams.c.name == name, streams.c.owner == dead)
+                       .values(owner=owner, lease_until=now() + lease_seconds))
+    if res.rowcount != 1:
+        return None
+    return conn.execute(select(streams).where(streams.c.name == name)).first()
+
+
+def owner_is_dead(owner: str | None) -> bool:
+    """True for an owner ``host:pid:…`` on this host whose process no longer runs.
+
+    A restarted service then takes its streams back at once instead of waiting for the
+    lease to expire; an owner on another host (or an unknown one) waits for the lease.
+    """
+    import os
+    import socket
+
+    parts = (owner or "").split(":")
+    if len(parts) < 2 or parts[0] != socket.gethostname() or not parts[1].isdigit():
+        return False
+    try:
+        os.kill(int(parts[1]), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False
+    return False
+
+
 def renew_leases(conn: Connection, owner: str, ids: list[int], lease_seconds: float) -> set[int]:
     """Extend this process's leases; returns the ids it still owns."""
     if not ids:

@@ -116,6 +116,8 @@ class Streams:
             if row is None:
                 raise NotFound(f"no stream named {name!r}; create it with POST /api/v1/streams")
             got = store.acquire_lease(conn, name, self.owner, self.lease_seconds)
+            if got is None and store.owner_is_dead(row.owner):
+                got = store.take_over(conn, name, row.owner, self.owner, self.lease_seconds)
         if got is None:
             raise StreamBusy(name, row.owner, row.lease_until)
         config = StreamConfig.model_validate(got.config)
