@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("fastapi")
 
-from .service_helpers import Server, line, names, pg_available, pg_schema, stream_config  # noqa: E402
+from .service_helpers import Server, line, names, pg_available, pg_schema, stream_config
 
 pytestmark = pytest.mark.skipif(not pg_available(), reason="no PostgreSQL on 127.0.0.1:5432")
 ARGS = ("--open", "--undo-seconds", "0", "--retrain", "sync", "--lease-seconds", "3")
