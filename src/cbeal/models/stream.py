@@ -53,8 +53,8 @@ from cbeal.models.inputs import Inputs
 __all__ = ["StreamLearner"]
 
 M = TypeVar("M", bound="StreamLearner")
-_GUARD = threading.Lock()
-_PREFIX = re.compile(r"^[A-Za-z0-9_.][A-Za-z0-9_.-]{0,99}$")  # creates each model's own lock exactly once
+_GUARD = threading.Lock()  # creates each model's own lock exactly once
+_PREFIX = re.compile(r"^[A-Za-z0-9_.][A-Za-z0-9_.-]{0,99}$")
 
 
 @dataclass(frozen=True)
