@@ -10,8 +10,9 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from fastapi import Depends, FastAPI, Header, HTTPException, Request
+from fastapi import Depends, FastAPI, HTTPException, Request
 from fastapi.responses import JSONResponse, Response
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from cbeal._version import __version__
 from cbeal.core import CbealError
@@ -83,6 +84,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         service.stop()
 
     app = FastAPI(title="cbeal annotation service", version=__version__, lifespan=lifespan,
+                  openapi_url=None, docs_url=None, redoc_url=None,  # served below, with a token
                   description="Stream-based active learning on a line: machines send samples, "
                   "cbeal decides at once which ones an expert should label, the expert labels "
                   "them later, the model learns. Every request needs a bearer token.")
@@ -90,14 +92,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     _errors(app)
 
-    def principal(authorization: str | None = Header(default=None)) -> Principal:
+    bearer = HTTPBearer(auto_error=False, description="a token from `cbeal token create`")
+
+    def principal(credentials: HTTPAuthorizationCredentials | None = Depends(bearer)
+                  ) -> Principal:
         if settings.open:
             return Principal("open", "admin", None)
-        if not authorization or not authorization.startswith("Bearer "):
+        if credentials is None:
             raise HTTPException(401, "send a token: Authorization: Bearer <token> (create one "
                                 "with `cbeal token create --role ...`)",
                                 headers={"WWW-Authenticate": "Bearer"})
-        found = lookup_token(service.engine, authorization[len("Bearer "):].strip())
+        found = lookup_token(service.engine, credentials.credentials.strip())
         if found is None:
             raise HTTPException(401, "unknown or revoked token",
                                 headers={"WWW-Authenticate": "Bearer"})
@@ -116,6 +121,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     from cbeal.service.routes import add_routes
 
     add_routes(app, service, role)
+
+    @app.get("/openapi.json", include_in_schema=False)
+    def openapi(who: Principal = Depends(principal)) -> dict[str, Any]:
+        return app.openapi()
+
     return app
 
 

@@ -38,11 +38,13 @@ class Background:
         self.training: dict[str, int] = {}  # stream -> version being trained
         self.last_retrain: dict[str, float] = {}
         self._checkpointed: dict[str, int] = {}
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cbeal-retrain")
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, name="cbeal-background", daemon=True)
 
     def start(self) -> None:
+        """Start the loop (again after :meth:`stop`: an app may be started several times)."""
+        self._stop = threading.Event()
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cbeal-retrain")
+        self._thread = threading.Thread(target=self._loop, name="cbeal-background", daemon=True)
         self._thread.start()
 
     def stop(self) -> None:
