@@ -194,6 +194,23 @@ def _replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def _mqtt(args: argparse.Namespace) -> int:
+    import os
+
+    from cbeal.service.mqtt import Bridge
+
+    bridge = Bridge(broker=args.broker, topic=args.topic, reply_topic=args.reply,
+                    stream=args.stream, url=args.url,
+                    token=args.token or os.environ.get("CBEAL_TOKEN"))
+    print(f"bridging {args.broker} {args.topic} -> stream {args.stream!r} -> {args.reply}",
+          file=sys.stderr)
+    try:
+        bridge.run_forever()
+    except KeyboardInterrupt:
+        bridge.stop()
+    return 0
+
+
 def _data(args: argparse.Namespace) -> int:
     from cbeal.datasets.export import export_csv
 
@@ -320,6 +337,17 @@ def build_parser() -> argparse.ArgumentParser:
                       help="show progress")
     rep_.set_defaults(func=_replay)
 
+    mq = sub.add_parser("mqtt", help="bridge an MQTT topic of samples into a stream",
+                        description="Subscribe to a topic of samples ({\"id\", \"x\"} or "
+                        "{\"samples\": [...]}) and publish each decision to a reply topic.")
+    mq.add_argument("--broker", default="127.0.0.1:1883", help="MQTT broker host:port")
+    mq.add_argument("--topic", required=True, help="topic the machines publish samples to")
+    mq.add_argument("--reply", required=True, help="topic the decisions are published to")
+    mq.add_argument("--stream", required=True, help="stream name")
+    mq.add_argument("--url", default="http://127.0.0.1:8000", help="service address")
+    mq.add_argument("--token", default=None, help="ingest token (default: $CBEAL_TOKEN)")
+    mq.set_defaults(func=_mqtt)
+
     data = sub.add_parser("data", help="export a bundled dataset as a CSV file")
     data.add_argument("dataset", choices=("secom", "ai4i"), help="which dataset")
     data.add_argument("--out", required=True, help="CSV file to write")
@@ -349,7 +377,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"cbeal: error: {_as_flags(str(exc), parser, args.command)}", file=sys.stderr)
         return 2
     except ModuleNotFoundError as exc:  # an optional extra is missing: say which to install
-        extra = "service" if args.command in ("serve", "token", "replay") else "all"
+        extra = "service" if args.command in ("serve", "token", "replay", "mqtt") else "all"
         print(f"cbeal: error: `cbeal {args.command}` needs {exc.name or exc}, which is not "
               f"installed; install the extras with: pip install 'cbeal[{extra}]'",
               file=sys.stderr)
