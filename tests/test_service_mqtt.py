@@ -13,11 +13,11 @@ import httpx
 import pytest
 
 pytest.importorskip("paho.mqtt")
-import paho.mqtt.client as mqtt  # noqa: E402
+import paho.mqtt.client as mqtt
 
-from cbeal.service.mqtt import Bridge  # noqa: E402
+from cbeal.service.mqtt import Bridge
 
-from .service_helpers import Server, line, stream_config  # noqa: E402
+from .service_helpers import Server, line, stream_config
 
 
 def broker_up() -> bool:
