@@ -46,6 +46,11 @@ class Inputs:
         self.names = names
         self.n_features = n_features
         self.transform = transform  # a fitted transformer, or None
+        self.fast: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        if transform is not None:
+            from cbeal.learners.preprocess import impute_scale_arrays
+
+            self.fast = impute_scale_arrays(transform)
 
     @classmethod
     def fit(cls, X0: Any, preprocessor: Any) -> tuple[Inputs, np.ndarray]:
@@ -140,6 +145,13 @@ class Inputs:
         return np.asarray(rows, dtype=object)
 
     def _apply(self, X: Any, what: str) -> np.ndarray:
+        if self.fast is not None:
+            raw = np.asarray(X)
+            if raw.dtype.kind in "fiub" and raw.ndim == 2 and raw.shape[1] == self.n_features:
+                fill, mean, scale = self.fast
+                raw = raw.astype(np.float64)
+                Z = (np.where(np.isnan(raw), fill, raw) - mean) / scale
+                return check_features(Z, what=f"{what} after the preprocessor")
         try:
             Z = self.transform.transform(X)
         except Exception as exc:  # the user's transformer: say which input it refused

@@ -43,6 +43,7 @@ class Settings:
     owner: str = field(default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}:"
                                                f"{uuid.uuid4().hex[:6]}")
     retrain: str = "background"  # or "sync" (on the request path: reproducible) or "off"
+    sqlite_sync: str = "NORMAL"  # "FULL": also survive a power cut (slower commits)
 
 
 class Service:
@@ -50,7 +51,7 @@ class Service:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.engine = connect(settings.db)
+        self.engine = connect(settings.db, sqlite_sync=settings.sqlite_sync)
         migrate(self.engine)
         self.streams = Streams(self.engine, owner=settings.owner,
                                lease_seconds=settings.lease_seconds)

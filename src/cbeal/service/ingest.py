@@ -18,7 +18,7 @@ from cbeal.service.explain import explain
 from cbeal.service.schema import samples, tasks
 from cbeal.service.streams import Streams
 
-__all__ = ["ingest", "sample_rows"]
+__all__ = ["ingest"]
 
 
 def ingest(streams: Streams, name: str, items: list[tuple[str, Any]]) -> list[dict[str, Any]]:
@@ -29,30 +29,38 @@ def ingest(streams: Streams, name: str, items: list[tuple[str, Any]]) -> list[di
             if streams.owned().get(name) is not runtime:
                 continue  # dropped while we waited: load it again
             ids = [sid for sid, _ in items]
-            with streams.engine.connect() as conn:
-                known = {r.sample_id for r in conn.execute(
-                    select(samples.c.sample_id).where(samples.c.stream_id == runtime.stream_id,
-                                                      samples.c.sample_id.in_(set(ids))))}
+            known = _stored(streams, runtime.stream_id, set(ids))
             fresh: dict[str, list[float | None]] = {}
             for sid, x in items:
                 if sid not in known and sid not in fresh:
                     fresh[sid] = runtime.row(x)  # a bad row refuses the request, changes nothing
-            if fresh:
-                _decide_and_commit(streams, name, runtime, fresh)
+            committed = _decide_and_commit(streams, name, runtime, fresh) if fresh else {}
             break
-    rows = sample_rows(streams, runtime.stream_id, ids)
     out = []
-    first: set[str] = set()
     for sid in ids:
-        reply = dict(rows[sid])
-        reply["duplicate"] = sid in known or sid in first
-        first.add(sid)
-        out.append(reply)
+        if sid in committed:
+            out.append({**committed.pop(sid), "duplicate": False})
+        else:  # seen before this request, or earlier in it
+            row = known.get(sid) or next(r for r in out if r["sample_id"] == sid)
+            out.append({**row, "duplicate": True})
     return out
 
 
+_COLUMNS = (samples.c.id, samples.c.sample_id, samples.c.seq, samples.c.decision,
+            samples.c.model_version)
+
+
+def _stored(streams: Streams, stream_id: int, ids: set[str]) -> dict[str, dict[str, Any]]:
+    """Replies for the sample ids among `ids` that are stored already."""
+    query = (select(*_COLUMNS, tasks.c.id.label("task_id"))
+             .select_from(samples.outerjoin(tasks, tasks.c.sample_pk == samples.c.id))
+             .where(samples.c.stream_id == stream_id, samples.c.sample_id.in_(ids)))
+    with streams.engine.connect() as conn:
+        return {r.sample_id: _reply(r, r.task_id) for r in conn.execute(query)}
+
+
 def _decide_and_commit(streams: Streams, name: str, runtime: Any,
-                       fresh: dict[str, list[float | None]]) -> None:
+                       fresh: dict[str, list[float | None]]) -> dict[str, dict[str, Any]]:
     first = runtime.seq + 1
     try:
         decisions = runtime.decide(list(fresh.values()), first)  # validates all rows first
@@ -69,7 +77,8 @@ def _decide_and_commit(streams: Streams, name: str, runtime: Any,
                             "decision_id": d["id"], "acquire": d["acquire"]})
                 for (sid, row), d in zip(fresh.items(), decisions, strict=True)
             ], streams.lease_seconds)
-            inserted = conn.execute(insert(samples).returning(samples.c.id, samples.c.sample_id), [
+            new_rows = insert(samples).returning(*_COLUMNS, sort_by_parameter_order=True)
+            inserted = conn.execute(new_rows, [
                 {"stream_id": runtime.stream_id, "sample_id": sid, "seq": first + i, "x": row,
                  "received_at": t, "decision_id": d["id"], "acquire": d["acquire"],
                  "p_acquire": d["p_acquire"], "prediction": d["y_pred"],
@@ -77,35 +86,27 @@ def _decide_and_commit(streams: Streams, name: str, runtime: Any,
                  "decision": d}
                 for i, ((sid, row), d) in enumerate(zip(fresh.items(), decisions, strict=True))
             ]).all()
-            pk = {r.sample_id: r.id for r in inserted}
-            asked = [{"stream_id": runtime.stream_id, "sample_pk": pk[sid],
-                      "decision_id": d["id"], "status": "open", "created_at": t, "skips": 0}
-                     for sid, d in zip(fresh, decisions, strict=True) if d["acquire"]]
+            asked = [{"stream_id": runtime.stream_id, "sample_pk": r.id,
+                      "decision_id": r.decision["id"], "status": "open", "created_at": t,
+                      "skips": 0} for r in inserted if r.decision["acquire"]]
+            task_ids: dict[int, int] = {}
             if asked:
-                conn.execute(insert(tasks), asked)
+                made = conn.execute(insert(tasks).returning(
+                    tasks.c.id, tasks.c.sample_pk, sort_by_parameter_order=True), asked)
+                task_ids = {r.sample_pk: r.id for r in made}
         runtime.seq = first + len(fresh) - 1
     except BaseException:
         streams.drop(name, runtime)  # memory is ahead of the database: rebuild on next use
         raise
+    # the replies are the rows the database returned from the committed inserts
+    return {r.sample_id: _reply(r, task_ids.get(r.id)) for r in inserted}
 
 
-def sample_rows(streams: Streams, stream_id: int, ids: list[str]) -> dict[str, dict[str, Any]]:
-    """The committed samples `ids` with their decisions and tasks, as API replies."""
-    query = (
-        select(samples.c.sample_id, samples.c.seq, samples.c.decision, samples.c.model_version,
-               tasks.c.id.label("task_id"))
-        .select_from(samples.outerjoin(tasks, tasks.c.sample_pk == samples.c.id))
-        .where(samples.c.stream_id == stream_id, samples.c.sample_id.in_(set(ids)))
-    )
-    with streams.engine.connect() as conn:
-        rows = conn.execute(query).all()
-    out = {}
-    for r in rows:
-        d = r.decision
-        out[r.sample_id] = {
-            "sample_id": r.sample_id, "acquire": d["acquire"], "task_id": r.task_id,
-            "decision_id": d["id"], "prediction": d["y_pred"], "certainty": d["certainty"],
-            "p_acquire": d["p_acquire"], "model_version": r.model_version,
-            "reason": d["reason"], "explanation": explain(d), "seq": r.seq,
-        }
-    return out
+def _reply(r: Any, task_id: int | None) -> dict[str, Any]:
+    d = r.decision
+    return {
+        "sample_id": r.sample_id, "acquire": d["acquire"], "task_id": task_id,
+        "decision_id": d["id"], "prediction": d["y_pred"], "certainty": d["certainty"],
+        "p_acquire": d["p_acquire"], "model_version": r.model_version, "reason": d["reason"],
+        "explanation": explain(d), "seq": r.seq,
+    }

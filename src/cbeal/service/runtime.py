@@ -27,8 +27,12 @@ __all__ = ["Runtime"]
 def _frame(config: StreamConfig, rows: list[list[float | None]]) -> Any:
     import pandas as pd
 
-    values = np.array([[np.nan if v is None else v for v in r] for r in rows], dtype=np.float64)
-    return pd.DataFrame(values, columns=config.features)
+    return pd.DataFrame(_array(rows), columns=config.features)
+
+
+def _array(rows: list[list[float | None]]) -> np.ndarray:
+    """Rows in the stream's feature order as floats (None -> NaN)."""
+    return np.array([[np.nan if v is None else v for v in r] for r in rows], dtype=np.float64)
 
 
 class Runtime:
@@ -75,7 +79,8 @@ class Runtime:
         """Decisions for a batch of samples (events ``first_seq`` …); one dict each."""
         if self.model is None:
             return [self._cold_decision(r, first_seq + i) for i, r in enumerate(rows)]
-        decisions = self.model.query_many(_frame(self.config, rows))
+        # the stream's rows are already in feature order: an array is read by position
+        decisions = self.model.query_many(_array(rows))
         return [d.to_dict() for d in decisions]
 
     def _cold_decision(self, row: list[float | None], seq: int) -> dict[str, Any]:
