@@ -128,3 +128,19 @@ def test_classifier_tags_and_fitted_check(stream: SimulatedStream) -> None:
     m.fit(stream.X0, stream.y0)
     check_is_fitted(m)
     assert get_tags(m).estimator_type == "classifier"
+
+
+def test_the_fast_impute_scale_path_equals_scikit_learn() -> None:
+    from cbeal.datasets import load_secom
+    from cbeal.learners.preprocess import fit_preprocessor, impute_scale_arrays
+
+    X = load_secom().X  # gaps, constant and empty columns
+    pre = fit_preprocessor(X[:800])
+    fast = impute_scale_arrays(pre)
+    assert fast is not None
+    fill, mean, scale = fast
+    np.testing.assert_array_equal((np.where(np.isnan(X), fill, X) - mean) / scale,
+                                  pre.transform(X))
+    m = model(preprocessor=pre).fit(X[:30], (np.arange(30) % 2))
+    np.testing.assert_array_equal(m.transform(X[30:60]), pre.transform(X[30:60]))
+    assert impute_scale_arrays(StandardScaler().fit(X[:5, :3])) is None  # anything else
