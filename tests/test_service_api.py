@@ -174,12 +174,16 @@ def test_exports_and_model_file(db: str, tmp_path: Path) -> None:
         csv = pd.read_csv(io.StringIO(c.get("/api/v1/streams/line1/export").text))
         pq = pd.read_parquet(io.BytesIO(
             c.get("/api/v1/streams/line1/export?format=parquet").content))
-        for frame in (csv, pq):
-            assert len(frame) == 120 and list(frame["sample_id"][:3]) == ["p0", "p1", "p2"]
+        n0 = len(s.y0)
+        for frame in (csv, pq):  # D0 first (labelled, not asked), then the stream in order
+            assert len(frame) == n0 + 120 and list(frame["sample_id"][n0:n0 + 2]) == ["p0", "p1"]
+            assert (frame["reason"][:n0] == "initial labelled set").all()
             assert set(FEATURES) <= set(frame.columns)
             assert frame["acquire"].sum() == sum(d["acquire"] for d in decisions)
-            assert (frame["label"] == "fail").sum() == 1
-        np.testing.assert_allclose(csv[FEATURES].to_numpy(), s.X_stream[:120])
+            assert (frame["label"][n0:] == "fail").sum() == 1
+            assert (frame["label"][:n0] == "fail").sum() == int(s.y0.sum())
+        np.testing.assert_allclose(csv[FEATURES].to_numpy()[n0:], s.X_stream[:120])
+        np.testing.assert_allclose(csv[FEATURES].to_numpy()[:n0], s.X0)
         model_bytes = c.get("/api/v1/streams/line1/model").content
         model = CbeAL.from_bytes(model_bytes)
         assert model.n_labels_ == 1 and list(model.feature_names_in_) == FEATURES
@@ -267,3 +271,15 @@ def test_schema_matches_the_migrations(db: str) -> None:
         assert conn.execute(select(text("version_num")).select_from(
             text("alembic_version"))).scalar() == "0001"
     engine.dispose()
+
+
+def test_initial_rows_with_ids_are_duplicates_later(db: str) -> None:
+    s = line()
+    cfg = stream_config(s)
+    cfg["initial"]["ids"] = [f"d0-{i}" for i in range(len(s.y0))]
+    with client(db) as c:
+        c.post("/api/v1/streams", json=cfg)
+        again = post_samples(c, s.X0[:2], ["d0-0", "d0-1"])
+        assert all(d["duplicate"] and not d["acquire"] for d in again)
+        assert "initial labelled set" in again[0]["explanation"]
+        assert c.get("/api/v1/streams/line1").json()["samples_received"] == 0

@@ -141,7 +141,8 @@ def _serve(args: argparse.Namespace) -> int:
     settings = Settings(db=args.db or _default_db(), open=args.open,
                         undo_seconds=args.undo_seconds, lease_seconds=args.lease_seconds,
                         task_lease_seconds=args.task_lease_seconds,
-                        checkpoint_every=args.checkpoint_every, retrain=args.retrain)
+                        checkpoint_every=args.checkpoint_every, retrain=args.retrain,
+                        sqlite_sync=args.sqlite_sync)
     if args.open:
         print("cbeal serve: --open: no tokens are checked; use it for a local demo only",
               file=sys.stderr)
@@ -303,6 +304,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--retrain", default="background", choices=("background", "sync", "off"),
                        help="retrain in a worker thread, on the request path (every run "
                        "reproducible), or never")
+    serve.add_argument("--sqlite-sync", default="NORMAL", choices=("NORMAL", "FULL"),
+                       help="SQLite: NORMAL survives a killed process, FULL a power cut too")
     serve.add_argument("--log-level", default="warning", help="uvicorn log level")
     serve.set_defaults(func=_serve)
 

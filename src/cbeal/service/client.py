@@ -87,7 +87,8 @@ def replay(path: str | Path, *, stream: str, url: str, token: str | None,
         client.call("POST", "/api/v1/streams", json={
             "name": stream, "features": features, "classes": classes, "budget": budget,
             "learner": learner, "initial": {"x": _rows(head, features),
-                                            "y": [_plain(v) for v in truth[:initial]]}})
+                                            "y": [_plain(v) for v in truth[:initial]],
+                                            "ids": ids[:initial]}})
         start = initial
     end = len(frame) if limit is None else min(len(frame), start + limit)
     sent = asked = answered = 0

@@ -26,11 +26,16 @@ class Initial(BaseModel):
     model_config = ConfigDict(extra="forbid")
     x: list[Row] = Field(min_length=1, max_length=100_000)
     y: list[Label] = Field(min_length=1, max_length=100_000)
+    ids: list[str] | None = Field(default=None, description="the rows' sample ids (optional): "
+                                  "sending one of them later returns it as a duplicate")
 
     @model_validator(mode="after")
     def _same_length(self) -> Initial:
         if len(self.x) != len(self.y):
             raise ValueError(f"initial.x has {len(self.x)} rows but initial.y {len(self.y)} labels")
+        if self.ids is not None and (len(self.ids) != len(self.x) or len(set(self.ids)) !=
+                                     len(self.ids) or not all(0 < len(i) <= 200 for i in self.ids)):
+            raise ValueError("initial.ids must be distinct ids of 1-200 characters, one per row")
         return self
 
 

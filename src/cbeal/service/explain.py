@@ -32,6 +32,8 @@ def question_kind(decision: dict[str, Any]) -> str | None:
 def explain(decision: dict[str, Any]) -> str:
     """One sentence: asked or not, why, and what the model predicts."""
     kind = question_kind(decision)
+    if decision.get("reason") == "initial labelled set":
+        return "Part of the initial labelled set D0 (labelled before the stream started)."
     if decision.get("t") is None:  # a cold stream has no model yet
         return ("Asked: the model needs its first labels before it can decide."
                 if decision.get("acquire") else

@@ -83,7 +83,7 @@ def add_routes(app: FastAPI, service: Any, role: Any) -> None:
                 tasks.c.stream_id == runtime.stream_id,
                 tasks.c.status.in_(("labelled", "learned")))).scalar_one()
             n_samples = conn.execute(select(func.count()).where(
-                samples.c.stream_id == runtime.stream_id)).scalar_one()
+                samples.c.stream_id == runtime.stream_id, samples.c.seq > 0)).scalar_one()
         n, right = learned
         out.update(
             samples_received=int(n_samples), labels_received=int(received),

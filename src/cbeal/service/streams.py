@@ -17,7 +17,7 @@ from sqlalchemy import Engine, insert, select
 from cbeal.service import store
 from cbeal.service.config import StreamConfig
 from cbeal.service.runtime import Runtime
-from cbeal.service.schema import samples, streams
+from cbeal.service.schema import samples, streams, tasks
 
 __all__ = ["NotFound", "StreamBusy", "Streams"]
 
@@ -59,6 +59,8 @@ class Streams:
                 created_at=store.now(), last_seq=0, owner=self.owner,
                 lease_until=store.now() + self.lease_seconds))
             runtime.stream_id = int(res.inserted_primary_key[0])  # type: ignore[index]
+            if config.initial is not None:
+                _store_initial(conn, runtime)
         with self._guard:
             self._runtimes[config.name] = runtime
         return runtime
@@ -141,6 +143,26 @@ class Streams:
             raise store.LeaseLost(f"stream {name!r}: the log ends at {runtime.seq}, the stream "
                                   f"row says {got.last_seq}")
         return runtime
+
+
+def _store_initial(conn: Any, runtime: Runtime) -> None:
+    """Keep D0 with the samples (seq 0, not asked, labelled): exports show it, and its ids
+    sent again are duplicates."""
+    init = runtime.config.initial
+    assert init is not None
+    t = store.now()
+    ids = init.ids or [f"initial-{i}" for i in range(len(init.x))]
+    decision = {"id": None, "t": None, "acquire": False, "p_acquire": 0.0, "y_pred": None,
+                "certainty": None, "learner_version": 0, "reason": "initial labelled set"}
+    made = conn.execute(insert(samples).returning(samples.c.id, sort_by_parameter_order=True), [
+        {"stream_id": runtime.stream_id, "sample_id": sid, "seq": 0, "x": runtime.row(x),
+         "received_at": t, "decision_id": None, "acquire": False, "p_acquire": 0.0,
+         "prediction": None, "certainty": None, "model_version": 0, "decision": decision}
+        for sid, x in zip(ids, init.x, strict=True)]).all()
+    conn.execute(insert(tasks), [
+        {"stream_id": runtime.stream_id, "sample_pk": r.id, "decision_id": "initial",
+         "status": "initial", "created_at": t, "skips": 0, "label": y, "labelled_at": t}
+        for r, y in zip(made, init.y, strict=True)])
 
 
 class ReplayMismatch(RuntimeError):
