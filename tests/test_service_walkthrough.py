@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("fastapi")
 
-from .service_helpers import Server  # noqa: E402
+from .service_helpers import Server
 
 
 def cli(*args: str, env: dict[str, str]) -> str:
