@@ -76,8 +76,9 @@ def batched(url: str, name: str, X: np.ndarray, prefix: str, size: int = 1000) -
     start = time.perf_counter()
     with httpx.Client(base_url=url, timeout=120) as http:
         for lo in range(0, len(X), size):
+            hi = min(len(X), lo + size)
             r = http.post(f"/api/v1/streams/{name}/samples", json={"samples": [
-                {"id": f"{prefix}{i}", "x": X[i].tolist()} for i in range(lo, min(len(X), lo + size))]})
+                {"id": f"{prefix}{i}", "x": X[i].tolist()} for i in range(lo, hi)]})
             assert r.status_code == 200, r.text
     return len(X) / (time.perf_counter() - start)
 
