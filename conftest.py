@@ -2,6 +2,8 @@
 
 import importlib.util
 
-collect_ignore = ["src/cbeal/__main__.py"]
+collect_ignore = ["src/cbeal/__main__.py", "src/cbeal/service/migrations"]
 if importlib.util.find_spec("skactiveml") is None:  # optional: pip install cbeal[bench]
     collect_ignore.append("src/cbeal/experiments/skactiveml_check.py")
+if importlib.util.find_spec("fastapi") is None:  # optional: pip install cbeal[service]
+    collect_ignore.append("src/cbeal/service")

@@ -124,12 +124,15 @@ def check(db: str, acked_samples: dict[str, str | None],
           acked_labels: dict[int, str]) -> dict[str, Any]:
     engine = connect(db)
     with engine.connect() as conn:
-        stored = {r.sample_id: r.decision_id for r in
-                  conn.execute(select(samples.c.sample_id, samples.c.decision_id))}
-        n_rows = conn.execute(select(func.count()).select_from(samples)).scalar_one()
+        stored = {r.sample_id: r.decision_id for r in conn.execute(
+            select(samples.c.sample_id, samples.c.decision_id).where(samples.c.seq > 0))}
+        n_rows = conn.execute(select(func.count()).select_from(samples)
+                              .where(samples.c.seq > 0)).scalar_one()
         labels = {r.id: r.label for r in conn.execute(
-            select(tasks.c.id, tasks.c.label).where(tasks.c.label.is_not(None)))}
-        n_tasks = conn.execute(select(func.count()).select_from(tasks)).scalar_one()
+            select(tasks.c.id, tasks.c.label).where(tasks.c.label.is_not(None),
+                                                    tasks.c.status != "initial"))}
+        n_tasks = conn.execute(select(func.count()).select_from(tasks)
+                               .where(tasks.c.status != "initial")).scalar_one()
         n_acquired = conn.execute(select(func.count()).select_from(samples)
                                   .where(samples.c.acquire)).scalar_one()
     lost_samples = sum(sid not in stored for sid in acked_samples)
