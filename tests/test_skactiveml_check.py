@@ -14,10 +14,11 @@ from sklearn.linear_model import LogisticRegression
 from threadpoolctl import threadpool_limits
 
 from cbeal import SimulatedStream, SingleAgentLearner, simulate
+from cbeal.adapters.skactiveml import SkactivemlAgent
 from cbeal.baselines import UncertaintyAgent, VariableUncertaintyAgent
 from cbeal.core import Agent, Context
 from cbeal.experiments.scenarios import scenario
-from cbeal.experiments.skactiveml_check import SkactivemlAgent, skactiveml_methods
+from cbeal.experiments.skactiveml_check import skactiveml_methods
 from cbeal.trace import Trace
 
 pytest.importorskip("skactiveml")
@@ -150,7 +151,7 @@ def test_parameters_and_errors() -> None:
 
 def test_missing_package_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "skactiveml.stream", None)
-    with pytest.raises(ImportError, match=r"pip install cbeal\[bench\]"):
+    with pytest.raises(ImportError, match=r"pip install cbeal\[skactiveml\]"):
         SkactivemlAgent(strategy="RS").fit(np.zeros((1, 2)))
 
 
