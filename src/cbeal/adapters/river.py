@@ -114,7 +114,10 @@ class CbealActiveClassifier(active.base.ActiveLearningClassifier):
         raise NotImplementedError("CbealActiveClassifier decides in predict_proba_one")
 
     # ------------------------------------------------------------------ river API
-    def predict_proba_one(self, x: dict[Any, Any], **kwargs: Any) -> tuple[dict[Any, float], bool]:
+    # river's active learners answer (prediction, ask), unlike its plain classifiers
+    def predict_proba_one(  # type: ignore[override]
+        self, x: dict[Any, Any], **kwargs: Any
+    ) -> tuple[dict[Any, float], bool]:
         """Class probabilities of `x` and whether to ask for its label (one decision)."""
         if self.model_ is None:
             n = self.initial
@@ -131,7 +134,7 @@ class CbealActiveClassifier(active.base.ActiveLearningClassifier):
             self.n_asked_ += 1
         return dict(zip(d.classes, d.proba.tolist(), strict=True)), d.acquire
 
-    def predict_one(self, x: dict[Any, Any], **kwargs: Any) -> tuple[Any, bool]:
+    def predict_one(self, x: dict[Any, Any], **kwargs: Any) -> tuple[Any, bool]:  # type: ignore[override]
         """The predicted label of `x` (None before ``D0`` is complete) and whether to ask."""
         proba, ask = self.predict_proba_one(x)
         return (max(proba, key=proba.__getitem__) if proba else None), ask

@@ -87,7 +87,7 @@ class RiverClassifier(Params):
         return self
 
     def _replay(self) -> Any:
-        params = getattr(self.model, "_get_params", dict)()
+        params: dict[str, Any] = getattr(self.model, "_get_params", dict)()
         seeded = "seed" in params and params["seed"] is None and self.random_state is not None
         model = self.model.clone({"seed": self.random_state} if seeded else None)
         for row, label in zip(self.X_.tolist(), self.y_.tolist(), strict=True):
