@@ -89,7 +89,7 @@ class CbealActiveClassifier(active.base.ActiveLearningClassifier):
     def _unit_test_params(cls) -> Any:
         from sklearn.linear_model import LogisticRegression
 
-        from cbeal import CbeAL
+        from cbeal.models import CbeAL
 
         yield {"model": CbeAL.from_preset("CBEAL-2", estimator=LogisticRegression(),
                                           budget=0.2, random_state=0), "initial": 5}
