@@ -63,5 +63,5 @@ def features(n: int = 200, p: int = 4, seed: int = 0) -> np.ndarray:
 def contexts(X: np.ndarray, seed: int = 0) -> list[Context]:
     """What a learner would show the agents: each row with a two-class prediction."""
     rng = np.random.default_rng(seed)
-    p1 = rng.uniform(0.5, 1.0, size=X.shape[0]).tolist()
+    p1 = np.asarray(rng.uniform(0.5, 1.0, size=X.shape[0])).tolist()
     return [Context(x, np.array([p, 1.0 - p])) for x, p in zip(X, p1, strict=True)]
