@@ -10,6 +10,7 @@ reward from the recorded prediction, close the step at the next sample).
 
 from __future__ import annotations
 
+import copy
 import uuid
 from dataclasses import dataclass
 from typing import Any
@@ -47,6 +48,17 @@ class Engine:
         self.t = 0
         self.step_open = False
         self.asked: dict[int, _Asked] = {}
+
+    def fork(self) -> Engine:
+        """A copy that decides on without changing this engine (what ``query`` needs).
+
+        Only the state a decision changes is copied deeply; the pending records are
+        immutable and shared.
+        """
+        twin = copy.copy(self)
+        twin.policy, twin.budget, twin.rng = copy.deepcopy((self.policy, self.budget, self.rng))
+        twin.asked = dict(self.asked)
+        return twin
 
     def decide(self, x: np.ndarray, proba: np.ndarray) -> Decision:
         """Observe `x`, whose class probabilities the user's classifier gave, and decide."""

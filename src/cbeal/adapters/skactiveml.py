@@ -128,7 +128,7 @@ class CbealStreamStrategy(Params):
                     f"started with {engine.classes.tolist()}; declare every class up front "
                     "(scikit-activeml classifiers take classes=[...])."
                 )
-            engine = copy.deepcopy(engine)  # query leaves the strategy as it was
+            engine = engine.fork()  # query leaves the strategy as it was
         decisions = [engine.decide(x, p) for x, p in zip(cand, proba, strict=True)]
         self._proposed = (cand, engine, decisions)
         idx = np.array([i for i, d in enumerate(decisions) if d.acquire], dtype=np.intp)
