@@ -53,3 +53,30 @@ def test_scikit_learn_estimator_checks(name: str, model: object) -> None:
     # an expected failure that now passes must leave EXPECTED (it would hide a regression)
     assert by_status.get("xfail", set()) <= set(EXPECTED)
     assert "check_fit_score_takes_y" in by_status["xfail"]
+
+
+def test_tags_follow_the_preprocessor() -> None:
+    from scipy import sparse
+    from sklearn.preprocessing import MaxAbsScaler
+    from sklearn.utils import get_tags
+
+    class Plain:  # a duck-typed transformer, without scikit-learn's tags
+        def fit(self, X: object, y: object = None) -> Plain:
+            return self
+
+        def transform(self, X: object) -> object:
+            return X
+
+    def model(pre: object) -> CbeAL:
+        return CbeAL.from_preset("CBEAL-2", estimator=LogisticRegression(), budget=5,
+                                 preprocessor=pre, random_state=0)
+
+    assert not get_tags(model(None)).input_tags.sparse
+    assert not get_tags(model(Plain())).input_tags.sparse
+    takes_sparse = model(MaxAbsScaler())
+    assert get_tags(takes_sparse).input_tags.sparse
+    X = sparse.random(30, 4, density=0.5, random_state=0, format="csr")
+    m = takes_sparse.fit(X, [0, 1] * 15)  # the preprocessor takes it, the agents get dense rows
+    assert m.transform(X[:3]).shape == (3, 4)
+    with pytest.raises(ValueError, match="sparse input is not supported"):
+        model(None).fit(X, [0, 1] * 15)

@@ -32,7 +32,10 @@ def classifier_tags(*, preprocessor: Any, non_deterministic: bool) -> Tags:
     models transformers too, in scikit-learn's eyes.
     """
     given = preprocessor is not None
-    sparse = given and get_tags(preprocessor).input_tags.sparse
+    try:
+        sparse = given and bool(get_tags(preprocessor).input_tags.sparse)
+    except AttributeError:  # a duck-typed transformer without scikit-learn's tags
+        sparse = False
     return Tags(
         estimator_type="classifier",
         target_tags=TargetTags(required=True),
