@@ -15,7 +15,15 @@ import pytest
 from sklearn.linear_model import LogisticRegression
 from threadpoolctl import threadpool_limits
 
-from cbeal import CbeAL, DecisionError, ModelFileError, SimulatedStream, make_stream, simulate
+from cbeal import (
+    CbeAL,
+    DecisionError,
+    ModelFileError,
+    SimulatedStream,
+    UnknownLabelError,
+    make_stream,
+    simulate,
+)
 from cbeal.adapters.skactiveml import CbealStreamStrategy, SkactivemlAgent
 from cbeal.core import LowDensityAgent, ReinforcedAgent
 
@@ -141,6 +149,13 @@ def test_update_refuses_what_cbeal_did_not_choose_and_drops_what_was_not_asked()
         qs.update(X[[t]], skipped, y=y[[t]])
     with pytest.raises(DecisionError, match="did not choose"):
         qs.update(X[[t]], [0])
+    while len(asked := qs.query(X[[t + 1]], clf=clf)) == 0:
+        qs.update(X[[t + 1]], asked)
+        t += 1
+    before = (qs.engine_.t, len(qs.rewards_))
+    with pytest.raises(UnknownLabelError):
+        qs.update(X[[t + 1]], asked, y=["scrap"])
+    assert (qs.engine_.t, len(qs.rewards_)) == before  # nothing was committed
 
 
 # ---------------------------------------------------------------- strategies as agents

@@ -71,7 +71,7 @@ def test_runs_within_budget_and_is_seeded(strategy: str) -> None:
     assert agent.n_seen_ == s01().X_stream.shape[0]
     assert agent.n_queried_ == int(t1.advice.sum())  # advice is exactly 0 or 1
     assert set(np.unique(t1.advice)) <= {0.0, 1.0}
-    pickle.loads(pickle.dumps(m1))  # a model holding the wrapper can still be saved
+    pickle.loads(pickle.dumps(m1))  # a model holding the wrapper still pickles
 
 
 def test_seed_comes_from_the_model() -> None:

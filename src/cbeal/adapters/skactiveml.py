@@ -33,7 +33,7 @@ from cbeal.core import (
     Params,
     preset_agents,
 )
-from cbeal.core.validation import check_features, check_seed
+from cbeal.core.validation import check_features, check_seed, label_index
 
 __all__ = ["CbealStreamStrategy", "SkactivemlAgent"]
 
@@ -166,6 +166,8 @@ class CbealStreamStrategy(Params):
                 f"y has {len(labels)} labels for {len(asked)} queried candidates; give the "
                 "labels of candidates[queried_indices], in that order."
             )
+        for label in labels or []:
+            label_index(engine.classes, label)  # an unknown label fails before any change
         for i in sorted(chosen - set(asked)):
             engine.drop(decisions[i].t)
         self.engine_ = engine
