@@ -1,31 +1,31 @@
-"""Conventions every component follows (river-style generic suite) and the package layering."""
+"""Conventions every component follows (the public suite :mod:`cbeal.checks`, run over every
+component, the adapters' included) and the package layering."""
 
 from __future__ import annotations
 
 import ast
+import importlib
+import importlib.util
 import inspect
-import pickle
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
-from sklearn.linear_model import LogisticRegression
 
 import cbeal
 import cbeal.baselines
 import cbeal.core
-from cbeal import CbeAL, SingleAgentLearner, make_stream
-from cbeal.core import Agent, AgentEnsemble, Context, Exp4P, Params, SingleAgentPolicy
+from cbeal import checks
+from cbeal.core import Agent, Params
 
 SRC = Path(cbeal.__file__).parent
 
 
 def _concrete(base: type) -> list[type]:
     found = {}
-    for mod in (cbeal, cbeal.core, cbeal.baselines):
+    for mod in _modules():
         for name in mod.__all__:
             obj = getattr(mod, name)
             if (
@@ -38,119 +38,34 @@ def _concrete(base: type) -> list[type]:
     return [found[k] for k in sorted(found)]
 
 
+def _modules() -> list[Any]:
+    mods = [cbeal, cbeal.core, cbeal.baselines]
+    for name, needs in (("cbeal.adapters.skactiveml", "skactiveml"),
+                        ("cbeal.adapters.river", "river")):
+        if importlib.util.find_spec(needs) is not None:  # the optional library is installed
+            mods.append(importlib.import_module(name))
+    return mods
+
+
 AGENTS = _concrete(Agent)
+COMPONENTS = _concrete(Params)
+CASES = [(obj, run) for cls in COMPONENTS for obj in checks.instances(cls)
+         for run in checks.yield_checks(obj)]
 
 
-def example(cls: type) -> Any:
-    """A non-default instance of each component."""
-    if issubclass(cls, Agent):
-        params = {"LowDensityAgent": {"window_size": 30, "sparsity_fraction": 0.02},
-                  "SpaceFillingAgent": {"window_size": 25},
-                  "ReinforcedAgent": {"theta0": 0.8, "eta": 0.02},
-                  "RandomAgent": {"rate": 0.2},
-                  "UncertaintyAgent": {"threshold": 0.8},
-                  "VariableUncertaintyAgent": {"budget_fraction": 0.2},
-                  "SplitAgent": {"budget_fraction": 0.2, "random_share": 0.5},
-                  "DBALStreamAgent": {"budget_fraction": 0.2, "window_size": 50},
-                  "QBCPYPAgent": {"discount": 0.3}}[cls.__name__]
-        return cls(**params)
-    if cls is cbeal.LabelCount:
-        return cbeal.LabelCount(total=12)
-    if cls is cbeal.LabelRate:
-        return cbeal.LabelRate(rate=0.05, window=100, max_in_window=3)
-    if cls is Exp4P:
-        return Exp4P(horizon=500, limits="shewhart")
-    if cls is AgentEnsemble:
-        return AgentEnsemble(agents=cbeal.preset_agents("CBEAL-4*"), epsilon=0.05)
-    if cls is SingleAgentPolicy:
-        return SingleAgentPolicy(agent=cbeal.ReinforcedAgent(), epsilon=0.01)
-    if cls is CbeAL:
-        return CbeAL.from_preset("CBEAL-4", estimator=LogisticRegression(), budget=9,
-                                 random_state=3)
-    if cls is SingleAgentLearner:
-        return SingleAgentLearner(agent=cbeal.SpaceFillingAgent(), estimator=LogisticRegression(),
-                                  budget=9, random_state=3)
-    raise AssertionError(cls)
-
-
-COMPONENTS = [*_concrete(Params)]
-
-
-def test_every_agent_is_covered() -> None:
+def test_every_component_is_covered() -> None:
     assert {c.__name__ for c in AGENTS} >= {"LowDensityAgent", "SpaceFillingAgent",
                                             "ReinforcedAgent"}
     assert {c.__name__ for c in COMPONENTS} >= {"Exp4P", "AgentEnsemble", "SingleAgentPolicy",
-                                                "CbeAL", "SingleAgentLearner"}
+                                                "CbeAL", "SingleAgentLearner", "LabelRate"}
+    conventions = {run.convention for _, run in CASES}  # type: ignore[attr-defined]
+    assert len(conventions) >= 18  # every family of checks ran on some component
 
 
-@pytest.mark.parametrize("cls", COMPONENTS, ids=lambda c: c.__name__)
-def test_keyword_only_params_stored_unchanged(cls: type) -> None:
-    sig = inspect.signature(cls.__init__)
-    params = [p for n, p in sig.parameters.items() if n != "self"]
-    assert all(p.kind is p.KEYWORD_ONLY for p in params)
-    obj = example(cls)
-    got = obj.get_params(deep=False)
-    assert list(got) == [p.name for p in params]
-    for name, value in got.items():
-        assert getattr(obj, name) is value
-
-
-@pytest.mark.parametrize("cls", COMPONENTS, ids=lambda c: c.__name__)
-def test_clone_set_params_repr(cls: type) -> None:
-    obj = example(cls)
-    twin = obj.clone()
-    assert type(twin) is cls and twin is not obj
-    assert repr(twin) == repr(obj) and repr(obj).startswith(cls.__name__ + "(")
-    assert not [k for k in vars(twin) if k.endswith("_")]  # no learned state
-    first = next(iter(obj.get_params(deep=False)))
-    assert twin.set_params(**{first: obj.get_params()[first]}) is twin
-    with pytest.raises(ValueError, match="no parameter"):
-        twin.set_params(nonsense=1)
-
-
-@pytest.mark.parametrize("cls", COMPONENTS, ids=lambda c: c.__name__)
-def test_public_class_has_doctested_examples(cls: type) -> None:
-    assert "Examples" in (cls.__doc__ or "") or ">>>" in (cls.__doc__ or "")
-
-
-def _feed(agent: Agent, X: np.ndarray) -> list[float]:
-    rng = np.random.default_rng(0)
-    out = []
-    for x in X:
-        p1 = rng.uniform(0.5, 1.0)
-        out.append(agent.advise_one(Context(x, np.array([p1, 1 - p1]))))
-        agent.reward_one(out[-1], 1.0 if rng.random() < 0.3 else -0.5, -0.5)
-    return out
-
-
-@pytest.mark.parametrize("cls", AGENTS, ids=lambda c: c.__name__)
-def test_agent_protocol_pickle_and_determinism(cls: type) -> None:
-    X = make_stream(n=200, random_state=0).X_stream
-    agent = example(cls)
-    y0 = np.arange(20) % 2
-    assert agent.fit(X[:20], np.random.default_rng(0), y0) is agent
-    assert agent.kind in ("exploration", "exploitation", "hybrid")
-    head = _feed(agent, X[20:100])
-    assert all(0.0 <= p <= 1.0 for p in head)
-    copy = pickle.loads(pickle.dumps(agent))
-    assert _feed(copy, X[100:]) == _feed(agent, X[100:])
-    again = example(cls).fit(X[:20], np.random.default_rng(0), y0)
-    assert _feed(again, X[20:100]) == head  # seeded: same draws, same advice
-    refit = agent.fit(X[:20], np.random.default_rng(0), y0)  # fit resets all state
-    assert _feed(refit, X[20:100]) == head
-
-
-@pytest.mark.parametrize("cls", [CbeAL, SingleAgentLearner], ids=lambda c: c.__name__)
-def test_models_seeding_and_pickle(cls: type) -> None:
-    s = make_stream(n=160, random_state=1)
-    a = example(cls).fit(s.X0, s.y0)
-    b = example(cls).fit(s.X0, s.y0)
-    da = [a.query_one(x).acquire for x in s.X_stream[:60]]
-    assert da == [b.query_one(x).acquire for x in s.X_stream[:60]]
-    c = pickle.loads(pickle.dumps(a))
-    assert [a.query_one(x).p_acquire for x in s.X_stream[60:]] == [
-        c.query_one(x).p_acquire for x in s.X_stream[60:]
-    ]
+@pytest.mark.parametrize(("obj", "run"), CASES,
+                         ids=[f"{type(o).__name__}-{r.convention}" for o, r in CASES])
+def test_convention(obj: Any, run: Any) -> None:
+    run(obj)
 
 
 # ---------------------------------------------------------------- layering
@@ -174,7 +89,7 @@ def test_core_imports_only_numpy_and_stdlib() -> None:
 
 
 def test_sklearn_and_plotting_only_in_their_layers() -> None:
-    sklearn_ok = {"learners", "streams", "experiments"}
+    sklearn_ok = {"learners", "streams", "experiments", "adapters"}
     for path in sorted(SRC.rglob("*.py")):
         rel = path.relative_to(SRC)
         for name in _imports(path):
@@ -200,6 +115,8 @@ LAYERS: dict[str, set[str] | None] = {
     "reports": {"core", "evaluation", "plotting", "provenance", "tablerun", "trace",
                 "_version"},
     "service": {"core", "learners", "models", "_version"},
+    "adapters": {"core", "models"},
+    "checks": {"core"},
     "experiments": None,
 }
 
@@ -243,6 +160,9 @@ def test_public_names_resolve_to_the_api_not_modules() -> None:
         skip = ("__main__", "skactiveml", ".migrations")
         if any(part in info.name for part in skip):
             continue
+        if info.name.startswith("cbeal.adapters.river") and importlib.util.find_spec(
+                "river") is None:
+            continue  # the optional library is not installed
         importlib.import_module(info.name)
     for name in cbeal.__all__:
         assert not isinstance(getattr(cbeal, name), types.ModuleType), name

@@ -47,7 +47,7 @@ def assert_unchanged(model: CbeAL, call: Callable[[], Any], error: type, match: 
     [
         ("nan", "NaN or infinite"),
         ("inf", "NaN or infinite"),
-        ("short", "features but the model was fitted with 15"),
+        ("short", "features, but cbeal is expecting 15 features"),
         ("matrix", "one sample"),
         ("strings", "must be numeric"),
     ],
@@ -197,7 +197,7 @@ def test_simulate_validates_before_touching_the_model(stream: SimulatedStream) -
 
 def test_predict_bad_shape(stream: SimulatedStream) -> None:
     model = fitted(stream)
-    with pytest.raises(InvalidInputError, match="Use X.reshape"):
+    with pytest.raises(InvalidInputError, match=r"Reshape your data with X.reshape\(1, -1\)"):
         model.predict(stream.X_test[0])
     s2 = make_stream(n=100, p=4, sp=0.0, random_state=0)
     with pytest.raises(InvalidInputError, match="4 features"):

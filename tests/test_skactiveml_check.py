@@ -14,10 +14,11 @@ from sklearn.linear_model import LogisticRegression
 from threadpoolctl import threadpool_limits
 
 from cbeal import SimulatedStream, SingleAgentLearner, simulate
+from cbeal.adapters.skactiveml import SkactivemlAgent
 from cbeal.baselines import UncertaintyAgent, VariableUncertaintyAgent
 from cbeal.core import Agent, Context
 from cbeal.experiments.scenarios import scenario
-from cbeal.experiments.skactiveml_check import SkactivemlAgent, skactiveml_methods
+from cbeal.experiments.skactiveml_check import skactiveml_methods
 from cbeal.trace import Trace
 
 pytest.importorskip("skactiveml")
@@ -70,7 +71,7 @@ def test_runs_within_budget_and_is_seeded(strategy: str) -> None:
     assert agent.n_seen_ == s01().X_stream.shape[0]
     assert agent.n_queried_ == int(t1.advice.sum())  # advice is exactly 0 or 1
     assert set(np.unique(t1.advice)) <= {0.0, 1.0}
-    pickle.loads(pickle.dumps(m1))  # a model holding the wrapper can still be saved
+    pickle.loads(pickle.dumps(m1))  # a model holding the wrapper still pickles
 
 
 def test_seed_comes_from_the_model() -> None:
@@ -150,7 +151,7 @@ def test_parameters_and_errors() -> None:
 
 def test_missing_package_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "skactiveml.stream", None)
-    with pytest.raises(ImportError, match=r"pip install cbeal\[bench\]"):
+    with pytest.raises(ImportError, match=r"pip install cbeal\[skactiveml\]"):
         SkactivemlAgent(strategy="RS").fit(np.zeros((1, 2)))
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -37,6 +37,10 @@ class DBALStreamAgent(Agent):
     """
 
     kind: ClassVar[str] = "hybrid"
+
+    @classmethod
+    def _unit_test_params(cls) -> list[dict[str, Any]]:
+        return [{"budget_fraction": 0.2, "window_size": 50}]
 
     def __init__(self, *, budget_fraction: float = 0.1, window_size: int = 100,
                  step: float = 0.01, theta0: float = 1.0, form: str = "product",

@@ -6,7 +6,7 @@ No public code exists; this follows the spec (§6) and documents every prior it 
 from __future__ import annotations
 
 import math
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -105,6 +105,10 @@ class QBCPYPAgent(Agent):
     """
 
     kind: ClassVar[str] = "hybrid"
+
+    @classmethod
+    def _unit_test_params(cls) -> list[dict[str, Any]]:
+        return [{"discount": 0.3}]
 
     def __init__(self, *, discount: float = 0.5, strength: float = 1.0, kappa0: float = 0.01,
                  extra_dof: float = 2.0) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -25,6 +25,10 @@ class RandomAgent(Agent):
     """
 
     kind: ClassVar[str] = "exploration"
+
+    @classmethod
+    def _unit_test_params(cls) -> list[dict[str, Any]]:
+        return [{"rate": 0.2}]
 
     def __init__(self, *, rate: float = 0.1) -> None:
         self.rate = rate
@@ -51,6 +55,10 @@ class UncertaintyAgent(Agent):
     """
 
     kind: ClassVar[str] = "exploitation"
+
+    @classmethod
+    def _unit_test_params(cls) -> list[dict[str, Any]]:
+        return [{"threshold": 0.8}]
 
     def __init__(self, *, threshold: float = 0.7) -> None:
         self.threshold = threshold
@@ -99,6 +107,10 @@ class VariableUncertaintyAgent(_BudgetPaced):
 
     kind: ClassVar[str] = "exploitation"
 
+    @classmethod
+    def _unit_test_params(cls) -> list[dict[str, Any]]:
+        return [{"budget_fraction": 0.2}]
+
     def __init__(self, *, budget_fraction: float = 0.1, step: float = 0.01,
                  theta0: float = 1.0) -> None:
         self.budget_fraction = budget_fraction
@@ -137,6 +149,10 @@ class SplitAgent(VariableUncertaintyAgent):
     """
 
     kind: ClassVar[str] = "hybrid"
+
+    @classmethod
+    def _unit_test_params(cls) -> list[dict[str, Any]]:
+        return [{"budget_fraction": 0.2, "random_share": 0.5}]
 
     def __init__(self, *, budget_fraction: float = 0.1, step: float = 0.01,
                  theta0: float = 1.0, random_share: float = 0.2) -> None:

@@ -79,6 +79,10 @@ class LabelCount(Budget):
     1
     """
 
+    @classmethod
+    def _unit_test_params(cls) -> list[dict[str, Any]]:
+        return [{"total": 12}]
+
     def __init__(self, *, total: int = 100) -> None:
         self.total = total
 
@@ -121,6 +125,10 @@ class LabelRate(Budget):
     >>> b.spend(10); b.allows(19), b.allows(20)
     (False, True)
     """
+
+    @classmethod
+    def _unit_test_params(cls) -> list[dict[str, Any]]:
+        return [{"rate": 0.05, "window": 100, "max_in_window": 3}]
 
     def __init__(
         self,

@@ -65,6 +65,12 @@ class AgentEnsemble(Policy):
     0.505
     """
 
+    @classmethod
+    def _unit_test_params(cls) -> list[dict[str, Any]]:
+        from cbeal.core.presets import preset_agents
+
+        return [{"agents": preset_agents("CBEAL-4*"), "epsilon": 0.05}]
+
     def __init__(
         self, *, agents: Sequence[Any], solver: Exp4P | None = None, epsilon: float = 0.01
     ) -> None:

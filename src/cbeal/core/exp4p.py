@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -59,6 +60,10 @@ class Exp4P(Params):
     >>> bool(w[0] > w[1])
     True
     """
+
+    @classmethod
+    def _unit_test_params(cls) -> list[dict[str, Any]]:
+        return [{"horizon": 500, "limits": "shewhart"}]
 
     def __init__(
         self,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from cbeal.core.exceptions import ParameterError
@@ -44,6 +46,10 @@ class LowDensityAgent(WindowAgent):
     """
 
     _extreme = "max"
+
+    @classmethod
+    def _unit_test_params(cls) -> list[dict[str, Any]]:
+        return [{"window_size": 30, "sparsity_fraction": 0.02}]
 
     def __init__(
         self,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import inspect
+from collections.abc import Iterable
 from typing import Any, TypeVar
 
 from cbeal.core.exceptions import ParameterError
@@ -27,6 +28,16 @@ def _nested(value: Any) -> bool:
 
 class Params:
     """Mixin: parameters introspected from ``__init__``."""
+
+    @classmethod
+    def _unit_test_params(cls) -> Iterable[dict[str, Any]]:
+        """Parameter sets :mod:`cbeal.checks` builds test instances from (as river's).
+
+        The default, ``{}``, is the defaults; a component whose parameters have no default
+        (an ensemble's agents, a model's estimator) or whose defaults would test little
+        overrides it, e.g. ``return [{"window_size": 30}]``.
+        """
+        return [{}]
 
     @classmethod
     def _param_names(cls) -> list[str]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -41,6 +41,10 @@ class ReinforcedAgent(Agent):
     """
 
     kind: ClassVar[str] = "exploitation"
+
+    @classmethod
+    def _unit_test_params(cls) -> list[dict[str, Any]]:
+        return [{"theta0": 0.8, "eta": 0.02}]
 
     def __init__(self, *, theta0: float = 0.95, eta: float = 0.005) -> None:
         self.theta0 = theta0

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from cbeal.core.agent import Agent, Context
@@ -30,6 +32,12 @@ class SingleAgentPolicy(Policy):
     >>> round(pol.propose(Context(np.zeros(2), np.array([0.95, 0.05]))).p_acquire, 6)
     0.01
     """
+
+    @classmethod
+    def _unit_test_params(cls) -> list[dict[str, Any]]:
+        from cbeal.core.reinforced import ReinforcedAgent
+
+        return [{"agent": ReinforcedAgent(), "epsilon": 0.01}]
 
     def __init__(self, *, agent: Agent, name: str | None = None, epsilon: float = 0.0) -> None:
         self.agent = agent

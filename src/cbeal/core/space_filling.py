@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from cbeal.core.window_agent import WindowAgent
@@ -40,6 +42,10 @@ class SpaceFillingAgent(WindowAgent):
     """
 
     _extreme = "min"
+
+    @classmethod
+    def _unit_test_params(cls) -> list[dict[str, Any]]:
+        return [{"window_size": 25}]
 
     def __init__(
         self, *, window_size: int = 60, metric: str = "euclidean", exact_window: bool = True

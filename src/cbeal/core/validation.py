@@ -19,6 +19,12 @@ __all__ = [
 
 
 def _as_float_array(X: Any, what: str) -> np.ndarray:
+    if hasattr(X, "tocsr") or hasattr(X, "toarray"):  # scipy.sparse, without importing scipy
+        raise InvalidInputError(
+            f"{what} is a sparse matrix, and sparse input is not supported: the agents measure "
+            "distances on dense rows. Pass X.toarray(), or give the model a preprocessor that "
+            "turns sparse input into dense features."
+        )
     arr = np.asarray(X)
     if arr.dtype.kind in "OUSV" or arr.dtype == bool:
         try:
@@ -28,6 +34,10 @@ def _as_float_array(X: Any, what: str) -> np.ndarray:
                 f"{what} must be numeric; got values of type {arr.dtype} that cannot be read "
                 "as numbers. Encode categorical columns as numbers before streaming them."
             ) from None
+    elif arr.dtype.kind == "c":
+        raise InvalidInputError(
+            f"Complex data not supported: {what} must hold real numbers, got {arr.dtype}."
+        )
     elif arr.dtype.kind not in "fiu":
         raise InvalidInputError(f"{what} must be numeric, got dtype {arr.dtype}.")
     return np.asarray(arr, dtype=np.float64)
@@ -49,7 +59,7 @@ def check_features(X: Any, n_features: int | None = None, *, what: str = "X") ->
     if arr.ndim == 1 and n_features is not None and arr.shape[0] == n_features:
         raise InvalidInputError(
             f"{what} must be 2-D (n_samples, n_features); got one sample of shape {arr.shape}. "
-            "Use X.reshape(1, -1) for a single sample."
+            "Reshape your data with X.reshape(1, -1) for a single sample."
         )
     if arr.ndim != 2:
         raise InvalidInputError(
@@ -57,8 +67,8 @@ def check_features(X: Any, n_features: int | None = None, *, what: str = "X") ->
         )
     if n_features is not None and arr.shape[1] != n_features:
         raise InvalidInputError(
-            f"{what} has {arr.shape[1]} features but the model was fitted with {n_features}; "
-            "pass the same feature columns, in the same order, as in fit."
+            f"{what} has {arr.shape[1]} features, but cbeal is expecting {n_features} features "
+            "as input (those of fit); pass the same feature columns, in the same order."
         )
     _check_finite(arr, what)
     return arr
@@ -76,8 +86,8 @@ def check_sample(x: Any, n_features: int) -> np.ndarray:
         )
     if arr.shape[0] != n_features:
         raise InvalidInputError(
-            f"x has {arr.shape[0]} features but the model was fitted with {n_features}; "
-            "pass the same feature columns, in the same order, as in fit."
+            f"x has {arr.shape[0]} features, but cbeal is expecting {n_features} features as "
+            "input (those of fit); pass the same feature columns, in the same order."
         )
     _check_finite(arr, "x")
     return np.array(arr, dtype=np.float64, copy=True)
@@ -85,6 +95,11 @@ def check_sample(x: Any, n_features: int) -> np.ndarray:
 
 def check_labels(y: Any, n_samples: int | None = None) -> np.ndarray:
     """A 1-D label array (any hashable scalar type); length `n_samples` when given."""
+    if y is None:
+        raise InvalidInputError(
+            "the model requires y to be passed, but the target y is None: give the label of "
+            "every row of X0 (the initial labelled set)."
+        )
     arr = np.asarray(y)
     if arr.ndim == 2 and arr.shape[1] == 1:
         arr = arr[:, 0]

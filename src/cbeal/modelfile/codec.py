@@ -7,6 +7,10 @@ scikit-learn objects (the estimator, the fitted learner, a preprocessor) go thro
 whose loader refuses every type it was not told to trust. Objects referenced twice (an
 agent shared by the ensemble and its window group) are written once and decoded once, so
 that they stay shared.
+
+A cbeal class may choose what is stored of its objects with a method
+``_modelfile_state() -> dict`` (which may also refuse, with a ModelFileError) and rebuild
+an object from that dict with ``_modelfile_restore(self, state)``.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ __all__ = ["Decoder", "Encoder", "cbeal_classes"]
 
 _OWN_MODULES = (
     "cbeal.core", "cbeal.baselines", "cbeal.models", "cbeal.learners.adapter",
-    "cbeal.learners.platt_svm",
+    "cbeal.learners.platt_svm", "cbeal.adapters",
 )  # fmt: skip
 _BIT_GENERATORS = ("PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64")
 _SCALARS = (str, bool, int, type(None))
@@ -40,7 +44,10 @@ def cbeal_classes() -> dict[str, type]:
         package = sys.modules[top]
         if hasattr(package, "__path__"):
             for info in pkgutil.iter_modules(package.__path__, top + "."):
-                importlib.import_module(info.name)
+                try:
+                    importlib.import_module(info.name)
+                except ImportError:  # an adapter whose optional library is not installed:
+                    continue  # its classes are not needed, since no file can hold them here
     for name, module in list(sys.modules.items()):
         if module is None or not name.startswith(_OWN_MODULES):
             continue
@@ -121,7 +128,10 @@ class Encoder:
                 "pool_size": value.pool_size, "n_children_spawned": value.n_children_spawned,
             })}  # fmt: skip
         if type(value).__module__.startswith("cbeal.") or _is_params(value):
-            attrs = {k: self.encode(v) for k, v in _fields(value).items()}
+            # a class may choose what is stored (and refuse with a ModelFileError)
+            state = getattr(value, "_modelfile_state", None)
+            fields = state() if state is not None else _fields(value)
+            attrs = {k: self.encode(v) for k, v in fields.items()}
             return {"__obj__": _qualname(type(value)), "attrs": attrs}
         return self._skops(value)
 
@@ -262,8 +272,13 @@ class Decoder:
             )
         obj: Any = object.__new__(cls)
         self._memo[node["id"]] = obj  # before the attributes: they may refer back
-        for key, value in node["attrs"].items():
-            object.__setattr__(obj, key, self.decode(value))
+        attrs = {key: self.decode(value) for key, value in node["attrs"].items()}
+        rebuild = getattr(cls, "_modelfile_restore", None)  # the other half of _modelfile_state
+        if rebuild is not None:
+            rebuild(obj, attrs)
+            return obj
+        for key, value in attrs.items():
+            object.__setattr__(obj, key, value)
         restore = getattr(cls, "__post_init__", None)  # dataclasses: read-only arrays
         if restore is not None:
             restore(obj)

@@ -72,6 +72,13 @@ class CbeAL(StreamLearner):
     True
     """
 
+    @classmethod
+    def _unit_test_params(cls) -> list[dict[str, Any]]:
+        from cbeal.learners.registry import make_learner
+
+        return [{"agents": preset_agents("CBEAL-4"), "estimator": make_learner("logreg"),
+                 "budget": 9, "random_state": 3}]
+
     def __init__(
         self,
         *,

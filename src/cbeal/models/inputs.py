@@ -24,6 +24,14 @@ from cbeal.core.validation import check_features, check_sample
 __all__ = ["Inputs", "names_of"]
 
 
+def shape_of(X: Any) -> tuple[int, ...]:
+    """The shape of a table without numpy's dispatch (which some array-likes refuse)."""
+    shape = getattr(X, "shape", None)
+    if shape is None:
+        shape = np.asarray(X, dtype=object).shape
+    return tuple(shape)
+
+
 def names_of(X: Any) -> np.ndarray | None:
     """Column names of a DataFrame (or the index of a Series), when they are all strings."""
     if isinstance(X, dict):
@@ -61,7 +69,7 @@ class Inputs:
             return cls(names, Z.shape[1], None), Z
         from cbeal.learners.preprocess import fitted_transform
 
-        shape = np.shape(X0)
+        shape = shape_of(X0)
         if len(shape) != 2 or shape[0] == 0:
             raise InvalidInputError(f"X0 must be a non-empty 2-D table, got shape {shape}.")
         transform = fitted_transform(preprocessor, X0)
@@ -77,9 +85,10 @@ class Inputs:
             self._check_names(names_of(X), what)
         if self.transform is None:
             return check_features(X, self.n_features, what=what)
-        if len(np.shape(X)) != 2:
+        if len(shape_of(X)) != 2:
             raise InvalidInputError(
-                f"{what} must be 2-D (n_samples, n_features); got shape {np.shape(X)}."
+                f"{what} must be 2-D (n_samples, n_features); got shape {shape_of(X)}. "
+                "Reshape your data with X.reshape(1, -1) for a single sample."
             )
         return self._apply(X, what)
 
@@ -91,7 +100,7 @@ class Inputs:
             self._check_names(names_of(x), "x")
         if self.transform is None:
             return check_sample(x, self.n_features)
-        arr_shape = np.shape(x)
+        arr_shape = shape_of(x)
         if len(arr_shape) == 1:
             x = self._table([list(np.asarray(x, dtype=object))]) if self.names is not None \
                 else np.asarray(x)[None, :]

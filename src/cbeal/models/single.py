@@ -31,6 +31,14 @@ class SingleAgentLearner(StreamLearner):
     True
     """
 
+    @classmethod
+    def _unit_test_params(cls) -> list[dict[str, Any]]:
+        from cbeal.core import SpaceFillingAgent
+        from cbeal.learners.registry import make_learner
+
+        return [{"agent": SpaceFillingAgent(), "estimator": make_learner("logreg"), "budget": 9,
+                 "random_state": 3}]
+
     def __init__(
         self,
         *,

@@ -47,7 +47,7 @@ from cbeal.core.validation import (
     label_index,
 )
 from cbeal.learners.adapter import LearnerAdapter, check_estimator_has_proba
-from cbeal.learners.conventions import NotFittedError, classifier_tags
+from cbeal.learners.conventions import NotFittedError, classifier_tags, column_or_1d
 from cbeal.models.inputs import Inputs
 
 __all__ = ["StreamLearner"]
@@ -109,7 +109,7 @@ class StreamLearner(Params):
             self._check_params()
             check_estimator_has_proba(self.estimator)
             inputs, X = Inputs.fit(X0, self.preprocessor)
-            y = check_labels(y0, X.shape[0])
+            y = check_labels(column_or_1d(y0), X.shape[0])
             if X.shape[0] == 0:
                 raise InvalidInputError(
                     "D0 is empty; give at least one labelled sample (ideally one per class) so "
@@ -453,6 +453,10 @@ class StreamLearner(Params):
             self._learner = learner
             self._since_refit = len(self._pool_y) - learner.n_trained
 
+    def fit_transform(self, X: Any, y: Any) -> np.ndarray:
+        """:meth:`fit` on ``D0 = (X, y)``, then the features of `X` (scikit-learn's API)."""
+        return self.fit(X, y).transform(X)
+
     def transform(self, X: Any) -> np.ndarray:
         """The features the agents and the learner see for the rows of `X`."""
         self._check_fitted()
@@ -535,9 +539,7 @@ class StreamLearner(Params):
 
     def __sklearn_tags__(self) -> Any:
         return classifier_tags(
-            allow_nan=self.preprocessor is not None,
-            string=self.preprocessor is not None,
-            non_deterministic=self.random_state is None,
+            preprocessor=self.preprocessor, non_deterministic=self.random_state is None
         )
 
     # ------------------------------------------------------------------ persistence
