@@ -293,7 +293,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=8000, help="port to listen on")
     serve.add_argument("--open", action="store_true",
                        help="no tokens (a local demo only; every request is admin)")
-    serve.add_argument("--undo-seconds", type=float, default=30.0,
+    serve.add_argument("--undo-seconds", type=float, default=60.0,
                        help="how long a label can be undone before the model learns it")
     serve.add_argument("--lease-seconds", type=float, default=15.0,
                        help="how long a stream stays owned by this process without renewal")

@@ -8,6 +8,7 @@ import uuid
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from fastapi import Depends, FastAPI, HTTPException, Request
@@ -27,6 +28,8 @@ from cbeal.service.tokens import Principal, lookup_token
 
 __all__ = ["Settings", "create_app"]
 
+STATIC = Path(__file__).parent / "static"
+
 
 @dataclass
 class Settings:
@@ -34,7 +37,7 @@ class Settings:
 
     db: str = field(default_factory=default_url)
     open: bool = False  # no tokens: a local demo only
-    undo_seconds: float = 30.0
+    undo_seconds: float = 60.0
     lease_seconds: float = 15.0
     task_lease_seconds: float = 300.0
     checkpoint_every: int = 500
@@ -122,6 +125,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     from cbeal.service.routes import add_routes
 
     add_routes(app, service, role)
+
+    from fastapi.responses import RedirectResponse
+    from fastapi.staticfiles import StaticFiles
+
+    app.mount("/ui", StaticFiles(directory=STATIC, html=True), name="ui")
+
+    @app.get("/", include_in_schema=False)
+    def home() -> RedirectResponse:  # the pages hold no data: they ask for a token first
+        return RedirectResponse("/ui/")
 
     @app.get("/openapi.json", include_in_schema=False)
     def openapi(who: Principal = Depends(principal)) -> dict[str, Any]:

@@ -56,6 +56,8 @@ class StreamConfig(BaseModel):
     initial: Initial | None = Field(default=None, description="D0; none: cold start")
     history: list[Row] | None = Field(default=None, max_length=100_000,
                                       description="unlabelled rows to fit the preprocessing on")
+    failure_class: Label | None = Field(default=None, description="the class drawn in red "
+                                        "(default: the rarest class of initial, else the last)")
     cold_start: int = Field(default=10, ge=2, le=1000,
                             description="labels asked before the model starts (no initial)")
     task_ttl_seconds: float | None = Field(default=None, gt=0,
@@ -102,6 +104,9 @@ class StreamConfig(BaseModel):
             as_budget(self.budget)
         except BudgetError as exc:
             raise ValueError(str(exc)) from None
+        if self.failure_class is not None and repr(self.failure_class) not in {
+                repr(c) for c in self.classes}:
+            raise ValueError(f"failure_class {self.failure_class!r} is not one of the classes")
         if self.initial is not None:
             unknown = {repr(y) for y in self.initial.y} - {repr(c) for c in self.classes}
             if unknown:

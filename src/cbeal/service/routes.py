@@ -12,6 +12,7 @@ from sqlalchemy import Integer, func, select
 
 from cbeal.service.config import Label, Row, StreamConfig
 from cbeal.service.ingest import ingest
+from cbeal.service.insight import history, sample_context
 from cbeal.service.schema import samples, tasks
 from cbeal.service.tokens import Principal
 
@@ -113,6 +114,21 @@ def add_routes(app: FastAPI, service: Any, role: Any) -> None:
         if task is None:
             return Response(status_code=204)
         return task
+
+    @app.get("/api/v1/me", tags=["operations"])
+    def me(who: Principal = any_role) -> dict[str, Any]:
+        return {"name": who.name, "role": who.role,
+                "undo_seconds": service.settings.undo_seconds}
+
+    @app.get("/api/v1/tasks/{task_id}/context", tags=["tasks"])
+    def task_context(task_id: TaskId, top: Annotated[int, Query(ge=1, le=50)] = 8,
+                     who: Principal = annotate_role) -> dict[str, Any]:
+        return sample_context(service.streams, service.tasks.view(task_id), top)
+
+    @app.get("/api/v1/streams/{name}/history", tags=["streams"])
+    def stream_history(name: StreamName, points: Annotated[int, Query(ge=2, le=500)] = 60,
+                       who: Principal = any_role) -> dict[str, Any]:
+        return history(service.streams, name, points)
 
     @app.get("/api/v1/tasks/{task_id}", tags=["tasks"])
     def get_task(task_id: TaskId, who: Principal = annotate_role) -> dict[str, Any]:

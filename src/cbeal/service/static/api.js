@@ -1,0 +1,90 @@
+// Shared by the cbeal pages: the token, API calls, and the words a quality engineer reads.
+"use strict";
+
+const TOKEN_KEY = "cbeal-token";
+
+function token() { return sessionStorage.getItem(TOKEN_KEY); }
+
+function requireToken() {
+  if (!token()) {
+    location.href = "index.html?next=" + encodeURIComponent(location.pathname + location.search);
+    throw new Error("no token");
+  }
+}
+
+async function api(method, path, body) {
+  const headers = { "Authorization": "Bearer " + token() };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const r = await fetch(path, { method, headers,
+                                body: body === undefined ? undefined : JSON.stringify(body) });
+  if (r.status === 401) {
+    sessionStorage.removeItem(TOKEN_KEY);
+    const signInPage = /\/ui\/(index\.html)?$/.test(location.pathname);
+    if (!signInPage) location.href = "index.html?expired=1";
+    throw new Error("token refused");
+  }
+  if (r.status === 204) return null;
+  const data = await r.json().catch(() => ({}));
+  if (!r.ok) {
+    const err = new Error(typeof data.detail === "string" ? data.detail : r.statusText);
+    err.status = r.status;
+    throw err;
+  }
+  return data;
+}
+
+function param(name) { return new URLSearchParams(location.search).get(name); }
+
+function signOut() { sessionStorage.removeItem(TOKEN_KEY); location.href = "index.html"; }
+
+// Plain words for the agents (the paper's abbreviations are shown only beside them).
+const AGENT_WORDS = {
+  LD: "low-density explorer (parts unlike most recent ones)",
+  SPF: "space-filling explorer (parts far from every recent one)",
+  RAL: "uncertainty checker (asks when the model is unsure)",
+};
+
+function agentWords(name) {
+  const kind = name.replace(/[0-9*]+$/, "");
+  const words = AGENT_WORDS[kind];
+  return words ? `${words.split(" (")[0]} ${name.slice(kind.length)}`.trim() : name;
+}
+
+const QUESTION_WORDS = {
+  exploration: ["Exploration question",
+                "this part is unlike what we have seen recently; your label shows the model " +
+                "a region it does not know yet."],
+  exploitation: ["Exploitation question",
+                 "the model is unsure about this part (it is near the boundary between " +
+                 "classes); your label settles a hard case."],
+  epsilon: ["Random check", "a small share of parts is asked at random, to keep the model honest."],
+  "cold start": ["First labels", "the model needs a few labelled parts before it can decide."],
+};
+
+function fmt(v, digits = 3) {
+  if (v === null || v === undefined) return "–";
+  if (typeof v !== "number") return String(v);
+  const a = Math.abs(v);
+  if (a !== 0 && (a >= 1e5 || a < 1e-3)) return v.toExponential(2);
+  return Number(v.toFixed(digits)).toString();
+}
+
+function ago(seconds) {
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 90) return `${s} s ago`;
+  if (s < 5400) return `${Math.round(s / 60)} min ago`;
+  return `${Math.round(s / 3600)} h ago`;
+}
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "class") node.className = v;
+    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+    else if (v !== null && v !== undefined && v !== false) node.setAttribute(k, v);
+  }
+  for (const c of children.flat()) {
+    if (c !== null && c !== undefined) node.append(c instanceof Node ? c : String(c));
+  }
+  return node;
+}

@@ -1,0 +1,70 @@
+// The dashboard of one line: budget, questions, failures, agents, accuracy, queue, pace.
+"use strict";
+
+requireToken();
+const STREAM = param("stream");
+document.getElementById("streamname").textContent = `line ${STREAM}`;
+document.getElementById("labellink").href = `label.html?stream=${encodeURIComponent(STREAM)}`;
+
+function tile(title, value, note) {
+  return el("div", { class: "tile" }, el("div", { class: "muted" }, title),
+            el("div", { class: "value" }, value), note ? el("div", { class: "muted" }, note) : null);
+}
+
+function series(bins, key, scale = 1) {
+  return bins.map(b => [b.t, b[key] === null || b[key] === undefined ? null : b[key] * scale]);
+}
+
+async function refresh() {
+  const [st, h] = await Promise.all([
+    api("GET", `/api/v1/streams/${encodeURIComponent(STREAM)}`),
+    api("GET", `/api/v1/streams/${encodeURIComponent(STREAM)}/history?points=40`)]);
+  const b = st.budget || {};
+  const bins = h.bins;
+  const pace = bins.map(x => x.seconds_per_label).filter(v => v !== null);
+  document.getElementById("tiles").replaceChildren(
+    tile("Parts seen", (st.samples_seen ?? st.samples_received).toLocaleString()),
+    tile("Labels learned", String(st.labels_learned ?? 0),
+         st.queue.waiting_to_learn ? `${st.queue.waiting_to_learn} more within the undo window` : null),
+    tile("Budget", `${b.spent ?? 0} spent`, b.spec ? `of ${b.spec}; ${b.left_now} available now` : null),
+    tile("Waiting for an expert", String(st.queue.open),
+         st.queue.oldest_age_seconds ? `oldest asked ${ago(st.queue.oldest_age_seconds)}` : null),
+    tile("Model right before learning", st.prequential_accuracy === null ? "–" :
+         `${Math.round(100 * st.prequential_accuracy)} %`, `on ${st.prequential_labels} labelled parts`),
+    tile("Model version", `v${st.model_version ?? 0}`,
+         st.model_training ? `v${st.model_training} is training` : "up to date"),
+    tile("Seconds per label", pace.length ? fmt(pace[pace.length - 1], 1) : "–", "median, recent"));
+
+  const budgetLine = b.kind === "LabelCount" ? bins.map(x => [x.t, Number((b.spec || "").split(" ")[0])]) :
+    bins.map(x => [x.t, parseFloat(b.spec) / 100 * x.samples_total]);
+  lineChart(document.getElementById("c-budget"), [
+    { name: "labels spent", colour: "#1f3a5f", points: series(bins, "asked_total"), step: true },
+    { name: "budget allows", colour: "#999999", points: budgetLine, dash: "6 4" }],
+    { yLabel: "labels", label: "labels spent against the budget" });
+  barChart(document.getElementById("c-asked"), bins, [
+    { name: "parts asked", colour: "#8a8a8a", key: "asked" },
+    { name: `labelled ${h.failure_class}`, colour: FAIL_COLOUR, key: "failures_labelled" }],
+    { yLabel: "parts", label: "parts asked and failures found" });
+  lineChart(document.getElementById("c-weights"), h.agents.map((name, i) => ({
+    name: `${agentWords(name)} (${name})`, colour: SERIES_COLOURS[i % SERIES_COLOURS.length],
+    points: bins.map(x => [x.t, x.weights ? x.weights[i] : null]) })),
+    { yLabel: "weight", yMin: 0, label: "agent weights over time" });
+  lineChart(document.getElementById("c-acc"), [
+    { name: "right before learning", colour: "#009E73", points: series(bins, "prequential_accuracy") }],
+    { yLabel: "share", yMin: 0, yMax: 1, percent: true, label: "prequential accuracy" });
+  lineChart(document.getElementById("c-queue"), [
+    { name: "parts waiting", colour: "#1f3a5f", points: series(bins, "queue"), step: true },
+    { name: "label delay (minutes)", colour: "#E69F00", points: series(bins, "label_delay_s", 1 / 60) }],
+    { yLabel: "parts / minutes", label: "queue and label delay" });
+  lineChart(document.getElementById("c-pace"), [
+    { name: "seconds per label", colour: "#CC79A7", points: series(bins, "seconds_per_label") },
+    { name: "model version", colour: "#0072B2", points: series(bins, "model_version"), step: true }],
+    { yLabel: "seconds / version", label: "labelling pace and model version" });
+  document.getElementById("updated").textContent =
+    `updated ${new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" })}`;
+}
+
+refresh().catch(e => {
+  document.getElementById("tiles").replaceChildren(el("p", { class: "error", role: "alert" }, e.message));
+});
+setInterval(() => refresh().catch(() => {}), 10000);

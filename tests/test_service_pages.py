@@ -1,0 +1,154 @@
+"""The expert's pages in a real browser (Debian's Chromium driven by Playwright): label by
+click and by keyboard, undo, and see the dashboard change; results checked in the database."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from sqlalchemy import select
+
+pytest.importorskip("fastapi")
+playwright = pytest.importorskip("playwright.sync_api")
+
+from cbeal.service.db import connect  # noqa: E402
+from cbeal.service.schema import tasks  # noqa: E402
+
+from .service_helpers import Server, line, names, stream_config  # noqa: E402
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM),
+                                reason="no chromium (Debian: apt-get install chromium)")
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    tmp = tmp_path_factory.mktemp("pages")
+    db = f"sqlite:///{tmp / 'pages.db'}"
+    def token(role: str) -> str:
+        return subprocess.run([sys.executable, "-m", "cbeal", "token", "create", "--role", role,
+                               "--name", "ana", "--db", db], capture_output=True, text=True,
+                              check=True).stdout.strip()
+
+    admin = {"Authorization": f"Bearer {token('admin')}"}
+    server = Server(db, extra=("--undo-seconds", "3600")).start()
+    s = line(seed=9, n=1200)
+    cfg = stream_config(s, name="press-3", budget="10%")
+    cfg["features"] = ["temperature", "pressure", "torque", "speed", "vibration", "wear"]
+    httpx.post(f"{server.url}/api/v1/streams", json=cfg, timeout=60,
+               headers=admin).raise_for_status()
+    httpx.post(f"{server.url}/api/v1/streams/press-3/samples", timeout=60, headers=admin,
+               json={"samples": [{"id": f"part-{i}", "x": s.X_stream[i].tolist()}
+                                 for i in range(600)]}).raise_for_status()
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield {"server": server, "db": db, "token": token("annotate"), "browser": browser,
+               "truth": dict(zip([f"part-{i}" for i in range(600)], names(s.y_stream[:600]),
+                                 strict=True))}
+        browser.close()
+    server.stop()
+
+
+def signed_in(site: dict[str, Any], path: str, width: int = 1280) -> Any:
+    page = site["browser"].new_page(viewport={"width": width, "height": 1000})
+    page.goto(f"{site['server'].url}/ui/")
+    page.fill("#token", site["token"])
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#list li a")
+    page.goto(f"{site['server'].url}/ui/{path}")
+    return page
+
+
+def answers(db: str) -> dict[int, Any]:
+    engine = connect(db)
+    with engine.connect() as conn:
+        rows = conn.execute(select(tasks.c.id, tasks.c.status, tasks.c.label)
+                            .where(tasks.c.status.in_(("labelled", "learned", "cannot_tell"))))
+        out = {r.id: (r.status, r.label) for r in rows}
+    engine.dispose()
+    return out
+
+
+def gone(page: Any, part: str) -> None:
+    page.wait_for_function(f"!document.querySelector('#task h1').textContent.includes('{part}')")
+
+
+def current(page: Any) -> tuple[int, str]:
+    page.wait_for_selector(".answers button:not([disabled])")
+    text = page.locator("#task p.muted").first.inner_text()
+    part = page.locator("#task h1").inner_text().removeprefix("Part ").strip()
+    return int(text.split("task ")[1].split()[0]), part
+
+
+def test_label_by_click_and_keyboard_undo_and_the_dashboard_moves(site: dict[str, Any]) -> None:
+    page = signed_in(site, "label.html?stream=press-3")
+    page.wait_for_selector(".answers button")
+    task1, part1 = current(page)
+    page.get_by_role("button", name="fail", exact=False).first.click()  # by click
+    page.wait_for_function(f"!document.querySelector('#task h1').textContent.includes('{part1}')")
+    task2, part2 = current(page)
+    page.keyboard.press("2")  # by keyboard: class 2 is "fail" (classes: ok, fail)
+    page.wait_for_function(f"!document.querySelector('#task h1').textContent.includes('{part2}')")
+    task3, _ = current(page)
+    page.keyboard.press(" ")  # skip
+    page.wait_for_selector(".recent li >> text=skipped")
+    got = answers(site["db"])
+    assert got[task1] == ("labelled", "fail") and got[task2] == ("labelled", "fail")
+    assert task3 not in got  # skipped: back in the queue
+    page.keyboard.press("Backspace")  # undo the last answer: part2 comes back
+    page.wait_for_function(f"document.querySelector('#task h1').textContent.includes('{part2}')")
+    assert task2 not in answers(site["db"])
+    page.keyboard.press("1")  # answer it again, differently
+    page.wait_for_function(f"!document.querySelector('#task h1').textContent.includes('{part2}')")
+    assert answers(site["db"])[task2] == ("labelled", "ok")
+    page.keyboard.press("c")  # cannot tell
+    page.wait_for_selector(".recent li >> text=cannot tell")
+    assert "cannot_tell" in {s for s, _ in answers(site["db"]).values()}
+    page.keyboard.press("?")
+    assert page.locator("#help").is_visible()
+    page.keyboard.press("Escape")
+    assert not page.locator("#help").is_visible()
+    truth = site["truth"]  # ten parts with the digit keys only
+    for _ in range(10):
+        _, part = current(page)
+        key = "2" if truth[part] == "fail" else "1"
+        page.keyboard.press(key)
+        gone(page, part)
+    dash = signed_in(site, "dashboard.html?stream=press-3")
+    dash.wait_for_selector("#tiles .tile")
+    tiles = dash.locator("#tiles").inner_text()
+    labelled = sum(st == "labelled" for st, _ in answers(site["db"]).values())
+    assert labelled == 12 and f"{labelled} more within the undo window" in tiles
+    tablet = signed_in(site, "label.html?stream=press-3", width=800)
+    tablet.wait_for_selector(".answers button")
+    assert tablet.evaluate("document.documentElement.scrollWidth") <= 800  # no sideways scroll
+
+
+def test_nothing_is_loaded_from_the_internet(site: dict[str, Any]) -> None:
+    outside: list[str] = []
+    page = site["browser"].new_page()
+    page.on("request", lambda r: outside.append(r.url)
+            if not r.url.startswith(site["server"].url) else None)
+    page.goto(f"{site['server'].url}/ui/")
+    page.fill("#token", site["token"])
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#list li a")
+    page.goto(f"{site['server'].url}/ui/dashboard.html?stream=press-3")
+    page.wait_for_selector("#c-budget svg")
+    assert outside == []
+
+
+def test_a_wrong_token_is_refused(site: dict[str, Any]) -> None:
+    page = site["browser"].new_page()
+    page.goto(f"{site['server'].url}/ui/")
+    page.fill("#token", "cbeal_not-a-token")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("text=That token was refused.")
