@@ -212,6 +212,26 @@ def _mqtt(args: argparse.Namespace) -> int:
     return 0
 
 
+def _labelstudio(args: argparse.Namespace) -> int:
+    import os
+
+    import httpx
+
+    from cbeal.service.client import Client
+    from cbeal.service.labelstudio import label_config, push
+
+    cbeal = Client(args.url, args.token or os.environ.get("CBEAL_TOKEN"))
+    if args.action == "config":
+        config = cbeal.call("GET", f"/api/v1/streams/{args.stream}/config")
+        print(label_config(config["classes"]))
+        return 0
+    ls = httpx.Client(base_url=args.ls_url, timeout=60,
+                      headers={"Authorization": f"Token {args.ls_token}"})
+    ids = push(cbeal, ls, stream=args.stream, project=args.project, limit=args.limit)
+    print(f"pushed {len(ids)} tasks of {args.stream!r} to Label Studio project {args.project}")
+    return 0
+
+
 def _data(args: argparse.Namespace) -> int:
     from cbeal.datasets.export import export_csv
 
@@ -351,6 +371,21 @@ def build_parser() -> argparse.ArgumentParser:
     mq.add_argument("--token", default=None, help="ingest token (default: $CBEAL_TOKEN)")
     mq.set_defaults(func=_mqtt)
 
+    lst = sub.add_parser("labelstudio", help="bridge a stream's tasks to Label Studio")
+    lst_sub = lst.add_subparsers(dest="action", required=True)
+    for action, what in (("config", "print the labelling configuration for the project"),
+                         ("push", "import open tasks into a Label Studio project")):
+        p = lst_sub.add_parser(action, help=what)
+        p.add_argument("--stream", required=True, help="stream name")
+        p.add_argument("--url", default="http://127.0.0.1:8000", help="cbeal service address")
+        p.add_argument("--token", default=None, help="cbeal token (default: $CBEAL_TOKEN)")
+        if action == "push":
+            p.add_argument("--ls-url", required=True, help="Label Studio address")
+            p.add_argument("--ls-token", required=True, help="Label Studio access token")
+            p.add_argument("--project", type=int, required=True, help="Label Studio project id")
+            p.add_argument("--limit", type=int, default=100, help="tasks per push")
+        p.set_defaults(func=_labelstudio)
+
     data = sub.add_parser("data", help="export a bundled dataset as a CSV file")
     data.add_argument("dataset", choices=("secom", "ai4i"), help="which dataset")
     data.add_argument("--out", required=True, help="CSV file to write")
@@ -380,7 +415,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"cbeal: error: {_as_flags(str(exc), parser, args.command)}", file=sys.stderr)
         return 2
     except ModuleNotFoundError as exc:  # an optional extra is missing: say which to install
-        extra = "service" if args.command in ("serve", "token", "replay", "mqtt") else "all"
+        extra = ("service" if args.command in ("serve", "token", "replay", "mqtt", "labelstudio")
+                 else "all")
         print(f"cbeal: error: `cbeal {args.command}` needs {exc.name or exc}, which is not "
               f"installed; install the extras with: pip install 'cbeal[{extra}]'",
               file=sys.stderr)

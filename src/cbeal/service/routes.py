@@ -13,6 +13,7 @@ from sqlalchemy import Integer, func, select
 from cbeal.service.config import Label, Row, StreamConfig
 from cbeal.service.ingest import ingest
 from cbeal.service.insight import history, sample_context
+from cbeal.service.labelstudio import webhook_answer
 from cbeal.service.schema import samples, tasks
 from cbeal.service.tokens import Principal
 
@@ -108,9 +109,10 @@ def add_routes(app: FastAPI, service: Any, role: Any) -> None:
 
     @app.get("/api/v1/streams/{name}/tasks/next", tags=["tasks"], response_model=None)
     def next_task(name: StreamName,
-                  lease_seconds: Annotated[float | None, Query(gt=0, le=86400)] = None,
-                  who: Principal = annotate_role) -> Any:
-        task = service.tasks.lease_next(name, f"{who.name}#{who.token_id}", lease_seconds)
+                  lease_seconds: Annotated[float | None, Query(gt=0, le=30 * 86400)] = None,
+                  held: bool = True, who: Principal = annotate_role) -> Any:
+        task = service.tasks.lease_next(name, f"{who.name}#{who.token_id}", lease_seconds,
+                                        held)
         if task is None:
             return Response(status_code=204)
         return task
@@ -129,6 +131,30 @@ def add_routes(app: FastAPI, service: Any, role: Any) -> None:
     def stream_history(name: StreamName, points: Annotated[int, Query(ge=2, le=500)] = 60,
                        who: Principal = any_role) -> dict[str, Any]:
         return history(service.streams, name, points)
+
+    @app.get("/api/v1/streams/{name}/config", tags=["streams"])
+    def stream_config(name: StreamName, who: Principal = any_role) -> dict[str, Any]:
+        config = service.streams.get(name).config
+        return config.model_dump(mode="json", exclude={"initial", "history"})
+
+    @app.post("/api/v1/integrations/label-studio/webhook", tags=["integrations"])
+    def label_studio_webhook(event: dict[str, Any],
+                             who: Principal = annotate_role) -> dict[str, Any]:
+        answer = webhook_answer(event)
+        if answer is None:
+            return {"ignored": str(event.get("action"))}
+        task_id, kind, choice = answer
+        if kind == "skip":
+            return service.tasks.skip(task_id)
+        view = service.tasks.view(task_id)
+        classes = service.streams.get(view["stream"]).config.classes
+        label = next((c for c in classes if str(c) == str(choice)), None)
+        if label is None:
+            raise ValueError(f"the Label Studio choice {choice!r} is not one of {classes}")
+        rid = f"label-studio-{(event.get('annotation') or {}).get('id')}-{choice}"[:100]
+        if kind == "relabel" and view["status"] == "labelled" and view["label"] != label:
+            service.tasks.undo(task_id)
+        return service.tasks.label(task_id, label, rid, f"label-studio:{who.name}")
 
     @app.get("/api/v1/tasks/{task_id}", tags=["tasks"])
     def get_task(task_id: TaskId, who: Principal = annotate_role) -> dict[str, Any]:

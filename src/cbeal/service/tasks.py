@@ -80,15 +80,19 @@ class TaskOps:
         }
 
     # ------------------------------------------------------------------ queue
-    def lease_next(self, name: str, holder: str, lease_seconds: float | None = None
-                   ) -> dict[str, Any] | None:
-        """Lease the oldest open task (tasks skipped fewer times first); None if none."""
+    def lease_next(self, name: str, holder: str, lease_seconds: float | None = None,
+                   held: bool = True) -> dict[str, Any] | None:
+        """Lease the oldest open task (tasks skipped fewer times first); None if none.
+
+        With `held`, a task the holder leased already comes back first (a page reload);
+        without, the next free task does (a bulk puller such as the Label Studio bridge).
+        """
         runtime = self.streams.get(name)  # the stream must exist (and be served here)
         seconds = lease_seconds or self.lease_seconds
         for _ in range(5):  # another expert may take the same task between read and update
             t = store.now()
             with self.streams.engine.begin() as conn:
-                mine = conn.execute(
+                mine = None if not held else conn.execute(
                     select(tasks.c.id).where(tasks.c.stream_id == runtime.stream_id,
                                              tasks.c.status == "open",
                                              tasks.c.lease_owner == holder,
