@@ -8,6 +8,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from cbeal.reports.document import markdown_table
+
 __all__ = [
     "TABLE_METHODS",
     "comparison",
@@ -159,7 +161,5 @@ def to_markdown(frame: pd.DataFrame, floatfmt: str = ".3f") -> str:
             return "–" if np.isnan(v) else format(v, floatfmt)
         return str(v)
 
-    head = "| " + " | ".join(map(str, frame.columns)) + " |"
-    rule = "|" + "|".join("---" for _ in frame.columns) + "|"
-    body = ["| " + " | ".join(cell(v) for v in row) + " |" for row in frame.itertuples(index=False)]
-    return "\n".join([head, rule, *body])
+    rows = [[cell(v) for v in row] for row in frame.itertuples(index=False)]
+    return markdown_table(list(frame.columns), rows)

@@ -14,9 +14,23 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Block", "to_html", "to_markdown"]
+__all__ = ["Block", "markdown_table", "to_html", "to_markdown"]
 
 Block = tuple[Any, ...]
+
+
+def markdown_table(header: Sequence[Any], rows: Sequence[Sequence[Any]],
+                   align: Sequence[str] | None = None) -> str:
+    """A GitHub Markdown table; `align` holds ``"l"`` or ``"r"`` per column (default left).
+
+    >>> print(markdown_table(["method", "accuracy"], [["RS", "0.71"]], align="lr"))
+    | method | accuracy |
+    | --- | ---: |
+    | RS | 0.71 |
+    """
+    rule = ["---:" if a == "r" else "---" for a in (align or "l" * len(header))]
+    lines = [header, rule, *rows]
+    return "\n".join("| " + " | ".join(str(c) for c in line) + " |" for line in lines)
 
 
 def to_markdown(blocks: Sequence[Block]) -> str:
@@ -41,8 +55,7 @@ def to_markdown(blocks: Sequence[Block]) -> str:
             out.append("\n".join(("* " if kind == "ul" else f"{i}. ") + item
                                  for i, item in enumerate(block[1], 1)))
         elif kind == "table":
-            rows = [block[1], ["---"] * len(block[1]), *block[2]]
-            out.append("\n".join("| " + " | ".join(r) + " |" for r in rows))
+            out.append(markdown_table(block[1], block[2]))
         elif kind == "img":
             out.append(f"![{block[1]}]({Path(block[2]).parent.name}/{Path(block[2]).name})")
     return "\n\n".join(out) + "\n"

@@ -13,6 +13,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from cbeal.reports.document import markdown_table
+
 __all__ = ["summarize", "verdicts", "write_report_tables"]
 
 LABELS = {
@@ -136,11 +138,8 @@ def write_report_tables(results: Path, out: Path) -> dict[str, Path]:
 
 
 def _markdown(frame: pd.DataFrame) -> str:
-    head = "| method | " + " | ".join(frame.columns) + " |"
-    sep = "|---|" + "---:|" * len(frame.columns)
-    body = [f"| {idx} | " + " | ".join(str(v) for v in row) + " |"
-            for idx, row in zip(frame.index, frame.to_numpy(), strict=True)]
-    return "\n".join([head, sep, *body])
+    rows = [[idx, *row] for idx, row in zip(frame.index, frame.to_numpy(), strict=True)]
+    return markdown_table(["method", *frame.columns], rows, align="l" + "r" * len(frame.columns))
 
 
 def headline(results: Path, metric: str = "test_balanced_accuracy") -> dict[str, Any]:
