@@ -3,7 +3,7 @@ samples and labels, restart it, and check that nothing acknowledged was lost.
 
 The client replays a fixed plan (sample batches with fixed ids, then the labels of every
 task the service asks for, answered from the stream's truth). A killer thread sends
-SIGKILL after a random delay; the client notices the dead server, restarts it and repeats
+SIGKILL a random time (0.1 to 3 s) after the server is serving again; the client notices the dead server, restarts it and repeats
 the request that was in flight (requests are idempotent: sample ids, label request ids).
 At the end it checks, directly in the database:
 
@@ -50,6 +50,7 @@ class Harness:
         self.rng = random.Random(seed)
         self.kills = 0
         self.restarts = 0
+        self.ready_at = time.monotonic()
         self._lock = threading.Lock()
 
     def call(self, method: str, path: str, **kw: Any) -> Any:
@@ -60,6 +61,7 @@ class Harness:
                 if proc is None or proc.poll() is not None:
                     self.server.start()
                     self.restarts += 1
+                    self.ready_at = time.monotonic()
             try:
                 r = httpx.request(method, self.server.url + path, timeout=30.0, **kw)
             except httpx.HTTPError:
@@ -73,8 +75,11 @@ class Harness:
             return None if r.status_code == 204 else r.json()
 
     def killer(self, kills: int, stop: threading.Event, low: float, high: float) -> None:
+        """SIGKILL the server a random time after it started serving again."""
         while self.kills < kills and not stop.is_set():
-            time.sleep(self.rng.uniform(low, high))
+            wait = self.rng.uniform(low, high)
+            while time.monotonic() < self.ready_at + wait and not stop.is_set():
+                time.sleep(0.01)
             with self._lock:
                 proc = self.server.proc
                 if proc is not None and proc.poll() is None:
@@ -83,12 +88,13 @@ class Harness:
 
 
 def run(kills: int, db: str, workdir: Path, *, seed: int = 0, retrain: str = "background",
-        batch: int = 5, low: float = 0.3, high: float = 2.0) -> dict[str, Any]:
+        batch: int = 20, low: float = 0.1, high: float = 3.0) -> dict[str, Any]:
     """Stream until `kills` SIGKILLs have happened; returns the checks' counts."""
     s = make_stream(n=100_000, pc=0.2, p=len(FEATURES), sp=0.0, random_state=seed)
     truth = ["fail" if v else "ok" for v in s.y_stream.tolist()]
     h = Harness(db, workdir, seed=seed, retrain=retrain)
     h.server.start()
+    h.ready_at = time.monotonic()
     h.call("POST", "/api/v1/streams", json={
         "name": "line", "features": FEATURES, "classes": ["ok", "fail"], "budget": "10%",
         "learner": "logreg", "seed": seed,
