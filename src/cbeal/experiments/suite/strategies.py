@@ -1,0 +1,169 @@
+"""Every strategy of the suite, by name: cbeal's agents, presets and baselines, the peers
+run through their own libraries, and the CbeAL configurations tried on the development part.
+
+A strategy is built per run by ``build(estimator, budget, n_stream, seed)`` exactly like a
+:class:`~cbeal.experiments.methods.Method`: one stream model with the hard budget ``B``,
+the model seed ``seed`` and, for strategies that pace themselves, the budget share
+``B / n_stream``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from cbeal.baselines import RandomAgent, UncertaintyAgent, VariableUncertaintyAgent
+from cbeal.core import (
+    Agent,
+    Exp4P,
+    LowDensityAgent,
+    ReinforcedAgent,
+    SpaceFillingAgent,
+    single_agent,
+)
+from cbeal.experiments.methods import METHODS, Builder
+from cbeal.experiments.skactiveml_check import SkactivemlAgent
+from cbeal.experiments.suite.peers import RiverEntropyAgent, SkactivemlPALAgent
+from cbeal.model import CbeAL, SingleAgentLearner, StreamLearner
+
+__all__ = ["CANDIDATES", "Candidate", "Strategy", "strategies", "strategy"]
+
+AgentPool = Callable[[float], list[tuple[str, Agent]]]
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """A row of the suite's tables; ``group`` is ``agent`` (one cbeal agent alone),
+    ``cbeal`` (a paper preset), ``baseline`` (cbeal's implementation of a benchmark),
+    ``peer`` (another library's implementation), ``candidate`` (a configuration tried on
+    the development part) or ``recommended``."""
+
+    name: str
+    group: str
+    build: Builder
+
+
+def _peer(name: str, make: Callable[[float], Agent]) -> Strategy:
+    def build(est: Any, budget: int, n_stream: int, seed: int) -> StreamLearner:
+        return SingleAgentLearner(agent=make(budget / n_stream), name=name, epsilon=0.0,
+                                  estimator=est, budget=budget, random_state=seed)
+
+    return Strategy(name, "peer", build)
+
+
+# ----------------------------------------------------------------- beyond-the-paper pools
+def _paper6(b: float) -> list[tuple[str, Agent]]:
+    return [(n, single_agent(n)) for n in ("LD1", "RAL1", "LD2", "RAL2", "SPF1", "RAL3")]
+
+
+def _paper6_wide_ld(b: float) -> list[tuple[str, Agent]]:
+    # δ_L × 10: LD's probability min(1, lsf / (L δ_L)) stops being almost binary
+    return [("LD1", LowDensityAgent(window_size=100, sparsity_fraction=0.1)),
+            ("RAL1", single_agent("RAL1")),
+            ("LD2", LowDensityAgent(window_size=150, sparsity_fraction=0.05)),
+            ("RAL2", single_agent("RAL2")),
+            ("SPF1", SpaceFillingAgent(window_size=60)), ("RAL3", single_agent("RAL3"))]
+
+
+def _winners(b: float) -> list[tuple[str, Agent]]:
+    # the paper's best pair plus fixed-threshold uncertainty (US)
+    return [("LD2", single_agent("LD2")), ("RAL1", single_agent("RAL1")),
+            ("US", UncertaintyAgent(threshold=0.7))]
+
+
+def _paced(b: float) -> list[tuple[str, Agent]]:
+    # adds variable uncertainty (paced to b) and a uniform expert: random sampling at rate
+    # b, the expert Exp4.P's guarantee assumes is in the pool
+    return [("LD2", single_agent("LD2")), ("RAL1", single_agent("RAL1")),
+            ("VU", VariableUncertaintyAgent(budget_fraction=b)), ("RS", RandomAgent(rate=b))]
+
+
+def _exploit(b: float) -> list[tuple[str, Agent]]:
+    return [("RAL1", single_agent("RAL1")), ("RAL3", single_agent("RAL3")),
+            ("VU", VariableUncertaintyAgent(budget_fraction=b)), ("RS", RandomAgent(rate=b))]
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A CbeAL configuration: an agent pool (a function of the budget share) and options.
+
+    ``role`` is ``"ablation"`` (one factor of the paper's CBEAL-6 changed, to measure why it
+    loses) or ``"candidate"`` (eligible as the recommended preset).
+    """
+
+    name: str
+    role: str
+    pool: AgentPool
+    solver: dict[str, Any] = field(default_factory=dict)
+    penalty: float = -0.5
+    epsilon: float = 0.01
+
+    def build(self, est: Any, budget: int, n_stream: int, seed: int) -> StreamLearner:
+        return CbeAL(agents=self.pool(budget / n_stream), solver=Exp4P(**self.solver),
+                     epsilon=self.epsilon, penalty=self.penalty, estimator=est, budget=budget,
+                     random_state=seed)
+
+
+_FAST = {"eta": 0.2, "ewma": False}
+CANDIDATES: tuple[Candidate, ...] = (
+    Candidate("A:step0.2", "ablation", _paper6, {"eta": 0.2}),
+    Candidate("A:noEWMA", "ablation", _paper6, {"ewma": False}),
+    Candidate("A:penalty-0.05", "ablation", _paper6, penalty=-0.05),
+    Candidate("A:LDx10", "ablation", _paper6_wide_ld),
+    Candidate("C:6-fast", "candidate", _paper6, _FAST),
+    Candidate("C:6-step0.2", "candidate", _paper6, {"eta": 0.2}),
+    Candidate("C:winners-fast", "candidate", _winners, _FAST),
+    Candidate("C:paced-fast", "candidate", _paced, _FAST),
+    Candidate("C:paced-step0.05", "candidate", _paced, {"eta": 0.05, "ewma": False}),
+    Candidate("C:paced-ewma", "candidate", _paced, {"eta": 0.2}),
+    Candidate("C:exploit-fast", "candidate", _exploit, _FAST),
+)
+
+
+def _all() -> dict[str, Strategy]:
+    out: dict[str, Strategy] = {}
+    for name in ("LD1", "LD2", "LD3", "SPF1", "RAL1", "RAL2", "RAL3", "RAL4"):
+        out[name] = Strategy(name, "agent", _method(name))
+    for name in ("CBEAL-2", "CBEAL-4", "CBEAL-4*", "CBEAL-6", "CBEAL-8"):
+        out[name] = Strategy(name, "cbeal", _method(name))
+    for name in ("RS", "US", "VariableUncertainty", "Split", "DBALStream", "QBC-PYP"):
+        out[name] = Strategy(name, "baseline", _method(name))
+    peers = [
+        _peer("VariableUncertainty (skactiveml)",
+              lambda b: SkactivemlAgent(strategy="VariableUncertainty", budget_fraction=b)),
+        _peer("Split (skactiveml)", lambda b: SkactivemlAgent(strategy="Split", budget_fraction=b)),
+        _peer("StreamDensityBasedAL (skactiveml)",
+              lambda b: SkactivemlAgent(strategy="DBALStream", budget_fraction=b)),
+        _peer("StreamProbabilisticAL (skactiveml)",
+              lambda b: SkactivemlPALAgent(budget_fraction=b)),
+        _peer("EntropySampler (river)", lambda b: RiverEntropyAgent(budget_fraction=b)),
+    ]
+    out.update({p.name: p for p in peers})
+    for c in CANDIDATES:
+        out[c.name] = Strategy(c.name, c.role, c.build)
+    return out
+
+
+def _method(name: str) -> Builder:
+    build = METHODS[name].build
+    assert build is not None
+    return build
+
+
+def strategies(groups: tuple[str, ...] | None = None) -> dict[str, Strategy]:
+    """The strategies of `groups` (all when None), in table order.
+
+    >>> [s for s in strategies(("agent",))]
+    ['LD1', 'LD2', 'LD3', 'SPF1', 'RAL1', 'RAL2', 'RAL3', 'RAL4']
+    """
+    table = _all()
+    return {k: v for k, v in table.items() if groups is None or v.group in groups}
+
+
+def strategy(name: str) -> Strategy:
+    """One strategy by name."""
+    table = _all()
+    if name not in table:
+        raise ValueError(f"unknown strategy {name!r}; choose from {list(table)}")
+    return table[name]
