@@ -9,8 +9,9 @@
 * :class:`SkactivemlPALAgent`: scikit-activeml's ``StreamProbabilisticAL`` with its default
   budget manager, the balanced incremental quantile filter. Its spatial utility needs
   kernel frequency estimates: a Parzen window (``metric="rbf"``) over the labelled pool
-  multiplied by our learner's probabilities, exactly as the strategy does when given a
-  metric.
+  multiplied by our learner's probabilities, as the strategy computes them itself when
+  given a metric (handed over through ``predict_freq`` so the window is refitted only when
+  the pool grows).
 * scikit-activeml's ``VariableUncertainty``, ``Split`` and ``StreamDensityBasedAL`` run
   through :class:`~cbeal.experiments.skactiveml_check.SkactivemlAgent`.
 
@@ -19,6 +20,7 @@ Both libraries are optional (``pip install cbeal[suite]``) and imported at first
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any, ClassVar
 
@@ -106,11 +108,30 @@ class RiverEntropyAgent(Agent):
         return 1.0 if ask else 0.0
 
 
+@functools.lru_cache(maxsize=1)
+def _freq_shim() -> type:
+    """The probability shim plus ``predict_freq``: fixed kernel frequency estimates."""
+    base = _proba_shim()
+
+    class _FixedFreq(base):  # type: ignore[misc, valid-type]
+        def __init__(self, proba: np.ndarray, freq: np.ndarray) -> None:
+            super().__init__(proba)
+            self.freq = freq
+
+        def predict_freq(self, X: Any) -> np.ndarray:
+            return np.tile(self.freq, (len(X), 1))
+
+    return _FixedFreq
+
+
 class SkactivemlPALAgent(SkactivemlAgent):
     """scikit-activeml's ``StreamProbabilisticAL`` (balanced incremental quantile filter).
 
-    The strategy sees the labelled pool (``D0`` and every label delivered) through a Parzen
-    window with an RBF kernel, and our learner's probabilities through a classifier shim.
+    The strategy's kernel frequency estimates are what it computes itself when given
+    ``metric="rbf"``: the total Parzen-window frequency ``n`` of the labelled pool
+    (``D0`` and every label delivered; RBF kernel, ``gamma="mean"``) at the sample, times
+    our learner's probabilities. The Parzen window is refitted only when the pool grows
+    (the strategy would refit it for every sample) and handed over through ``predict_freq``.
 
     Examples
     --------
@@ -132,22 +153,32 @@ class SkactivemlPALAgent(SkactivemlAgent):
         super()._start(X0)
         self.pool_X_: list[np.ndarray] = []
         self.pool_y_: list[int] = []
+        self.parzen_: Any = None
 
     def label_one(self, x: np.ndarray, y_index: int) -> None:
         self.pool_X_.append(np.asarray(x, dtype=float))
         self.pool_y_.append(int(y_index))
+        self.parzen_ = None  # the pool changed
+
+    def _frequency(self, candidates: np.ndarray, k: int) -> np.ndarray:
+        if self.parzen_ is None:
+            from skactiveml.classifier import ParzenWindowClassifier
+
+            self.parzen_ = ParzenWindowClassifier(metric="rbf", metric_dict={"gamma": "mean"},
+                                                  classes=np.arange(k))
+            self.parzen_.fit(np.asarray(self.pool_X_), np.asarray(self.pool_y_))
+        return np.asarray(self.parzen_.predict_freq(candidates)).sum(axis=1)
 
     def advise_one(self, ctx: Context) -> float:
         k = ctx.proba.shape[0]
         if self.strategy_ is None:
             self.strategy_ = _stream_module().StreamProbabilisticAL(
-                metric="rbf", budget=float(self.budget_fraction), random_state=self.seed_)
+                budget=float(self.budget_fraction), random_state=self.seed_)
             self.n_classes_ = k
         candidates = np.asarray(ctx.x, dtype=float).reshape(1, -1)
-        clf = _proba_shim()(np.asarray(ctx.proba, dtype=float))
-        queried, utilities = self.strategy_.query(
-            candidates, clf=clf, X=np.asarray(self.pool_X_), y=np.asarray(self.pool_y_),
-            return_utilities=True)
+        proba = np.asarray(ctx.proba, dtype=float)
+        clf = _freq_shim()(proba, self._frequency(candidates, k)[0] * proba)
+        queried, utilities = self.strategy_.query(candidates, clf=clf, return_utilities=True)
         queried = np.asarray(queried, dtype=np.intp)
         # the quantile filter learns its threshold from the utilities it is shown
         self.strategy_.update(candidates, queried,

@@ -106,9 +106,9 @@ PROFILES: dict[str, Profile] = {
     "quick": Profile("quick", ("paper-v1-S02", "sk-wine", "drift-sea-abrupt", "keel-yeast3"),
                      1, learners=("logreg",), budgets=(0.10,)),
     # development part with the ablations and candidate configurations
-    "dev": Profile("dev", _part("dev"), 5,
+    "dev": Profile("dev", _part("dev"), 3,
                    groups=("agent", "cbeal", "baseline", "peer", "ablation", "candidate",
                            "recommended")),
     # the whole suite: both parts, the fixed strategies and the recommended preset
-    "full": Profile("full", _part("dev") + _part("eval"), 5),
+    "full": Profile("full", _part("dev") + _part("eval"), 3),
 }
