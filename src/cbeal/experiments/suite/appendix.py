@@ -35,8 +35,9 @@ def _moments(m2: float, s_a: float, s_b: float, q: int) -> tuple[float, float]:
     return m2 + v * q, float(np.sqrt(4 * v * m2 + 2 * q * v**2))
 
 
-def ld_analytic(L: int, m2: float, *, s1: float = 1.0, s2: float = 1.0, q: int = 15,
-                delta: float = 0.05) -> tuple[float, float]:
+def ld_analytic(
+    L: int, m2: float, *, s1: float = 1.0, s2: float = 1.0, q: int = 15, delta: float = 0.05
+) -> tuple[float, float]:
     """Expected LD acquisition probability: (the appendix's uncapped value, capped at 1).
 
     `m2` is ``‖μ1 − μ2‖²``. Both use the appendix's independence approximation.
@@ -68,8 +69,17 @@ def _far(rng: np.random.Generator, m2: float, q: int) -> np.ndarray:
     return np.sqrt(m2) * u / np.linalg.norm(u)
 
 
-def ld_monte_carlo(L: int, m2: float, *, s1: float = 1.0, s2: float = 1.0, q: int = 15,
-                   delta: float = 0.05, reps: int = 300, seed: int = 0) -> tuple[float, float]:
+def ld_monte_carlo(
+    L: int,
+    m2: float,
+    *,
+    s1: float = 1.0,
+    s2: float = 1.0,
+    q: int = 15,
+    delta: float = 0.05,
+    reps: int = 300,
+    seed: int = 0,
+) -> tuple[float, float]:
     """Mean (capped advice, uncapped ``lsf/(L δ_L)``) of a real LD agent over `reps` draws.
 
     >>> capped, raw = ld_monte_carlo(20, 400.0, reps=5)
@@ -82,14 +92,16 @@ def ld_monte_carlo(L: int, m2: float, *, s1: float = 1.0, s2: float = 1.0, q: in
     for r in range(reps):
         W = _cluster(rng, L, np.zeros(q), s1)
         x = _cluster(rng, 1, _far(rng, m2, q), s2)[0]
-        agent = LowDensityAgent(window_size=L, sparsity_fraction=delta).fit(W)
+        agent = LowDensityAgent(window_size=L, sparsity_fraction=delta)
+        agent.fit(W)
         raw[r] = agent.lsf(agent.window_.distances(x)) / (L * delta)
         capped[r] = agent.advise_one(Context(x, proba))
     return float(capped.mean()), float(raw.mean())
 
 
-def ral_monte_carlo(L: int, m2: float, *, theta: float = 0.95, q: int = 15, reps: int = 100,
-                    seed: int = 0) -> float:
+def ral_monte_carlo(
+    L: int, m2: float, *, theta: float = 0.95, q: int = 15, reps: int = 100, seed: int = 0
+) -> float:
     """Mean advice of a real RAL agent (threshold `theta`) on ``x_t`` from the far cluster.
 
     The learner is a logistic regression trained on the ``L`` window samples, labelled by
@@ -112,30 +124,42 @@ def ral_monte_carlo(L: int, m2: float, *, theta: float = 0.95, q: int = 15, reps
     return float(out.mean())
 
 
-def characterize(windows: Sequence[int] = (10, 20, 50, 100, 150),
-                 distances: Sequence[float] = (0, 5, 10, 20, 40, 80, 160),
-                 ratios: Sequence[float] = (0.5, 1.0, 1.5, 2.0, 3.0),
-                 reps: int = 300) -> dict[str, Any]:
+def characterize(
+    windows: Sequence[int] = (10, 20, 50, 100, 150),
+    distances: Sequence[float] = (0, 5, 10, 20, 40, 80, 160),
+    ratios: Sequence[float] = (0.5, 1.0, 1.5, 2.0, 3.0),
+    reps: int = 300,
+) -> dict[str, Any]:
     """Every curve of the two appendix figures, analytic and Monte Carlo, as plain lists."""
-    ld: dict[str, Any] = {"windows": list(windows), "distances": list(distances),
-                          "ratios": list(ratios)}
+    ld: dict[str, Any] = {
+        "windows": list(windows),
+        "distances": list(distances),
+        "ratios": list(ratios),
+    }
     grid = [[ld_analytic(L, m) for m in distances] for L in windows]
-    mc = [[ld_monte_carlo(L, m, reps=reps, seed=L * 1000 + i) for i, m in enumerate(distances)]
-          for L in windows]
+    mc = [
+        [ld_monte_carlo(L, m, reps=reps, seed=L * 1000 + i) for i, m in enumerate(distances)]
+        for L in windows
+    ]
     ld["analytic_raw"] = [[g[0] for g in row] for row in grid]
     ld["analytic_capped"] = [[g[1] for g in row] for row in grid]
     ld["mc_capped"] = [[g[0] for g in row] for row in mc]
     ld["mc_raw"] = [[g[1] for g in row] for row in mc]
     by_ratio = [[ld_analytic(L, 4.0, s2=s) for s in ratios] for L in windows]
     ld["ratio_analytic_raw"] = [[g[0] for g in row] for row in by_ratio]
-    ld["ratio_mc_capped"] = [[ld_monte_carlo(L, 4.0, s2=s, reps=reps, seed=7 + L)[0]
-                              for s in ratios] for L in windows]
+    ld["ratio_mc_capped"] = [
+        [ld_monte_carlo(L, 4.0, s2=s, reps=reps, seed=7 + L)[0] for s in ratios] for L in windows
+    ]
     # LD versus RAL (appendix "Numerical Comparison": δ_L = 0.5)
     comp = {
         "ld_analytic": [[ld_analytic(L, m, delta=0.5)[0] for m in distances] for L in windows],
-        "ld_mc": [[ld_monte_carlo(L, m, delta=0.5, reps=reps, seed=3 + L)[0]
-                   for m in distances] for L in windows],
-        "ral_mc": [[ral_monte_carlo(L, m, reps=max(50, reps // 3), seed=5 + L)
-                    for m in distances] for L in windows],
+        "ld_mc": [
+            [ld_monte_carlo(L, m, delta=0.5, reps=reps, seed=3 + L)[0] for m in distances]
+            for L in windows
+        ],
+        "ral_mc": [
+            [ral_monte_carlo(L, m, reps=max(50, reps // 3), seed=5 + L) for m in distances]
+            for L in windows
+        ],
     }
     return {"ld": ld, "comparison": comp}

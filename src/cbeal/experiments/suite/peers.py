@@ -4,8 +4,9 @@
   ``H^d`` (``H`` the normalised entropy of the learner's probabilities, ``d`` its
   ``discount_factor``), which has no notion of a budget. To make it spend about the budget
   share ``b``, the discount factor is steered after every sample by a proportional
-  controller on the rate so far, ``log d ← log d + κ (labels/seen − b) / b`` (κ = 0.05,
-  ``d`` kept in [0.05, 50]); river's own sampler draws every decision.
+  controller on the recent label rate ``ρ`` (an exponentially weighted mean of its asks
+  over about 100 samples): ``log d ← log d + κ (ρ − b) / b`` (κ = 0.05, ``d`` kept in
+  [0.05, 1000]); river's own sampler draws every decision.
 * :class:`SkactivemlPALAgent`: scikit-activeml's ``StreamProbabilisticAL`` with its default
   budget manager, the balanced incremental quantile filter. Its spatial utility needs
   kernel frequency estimates: a Parzen window (``metric="rbf"``) over the labelled pool
@@ -31,6 +32,8 @@ from cbeal.experiments.skactiveml_check import SkactivemlAgent, _proba_shim, _st
 
 __all__ = ["RiverEntropyAgent", "SkactivemlPALAgent"]
 
+_RATE_WINDOW = 100.0
+
 
 def _river_shim(proba: list[float]) -> Any:
     """A river classifier whose ``predict_proba_one`` answers our learner's probabilities."""
@@ -43,7 +46,7 @@ def _river_shim(proba: list[float]) -> Any:
         def learn_one(self, x: Any, y: Any, **kwargs: Any) -> None:
             return None  # our learner is refitted by the stream model
 
-        def predict_proba_one(self, x: Any, **kwargs: Any) -> dict[int, float]:
+        def predict_proba_one(self, x: Any, **kwargs: Any) -> dict[Any, float]:
             return dict(enumerate(self.proba))
 
     return _Fixed()
@@ -75,8 +78,9 @@ class RiverEntropyAgent(Agent):
 
     kind: ClassVar[str] = "exploitation"
 
-    def __init__(self, *, budget_fraction: float = 0.1, discount0: float = 3.0,
-                 gain: float = 0.05) -> None:
+    def __init__(
+        self, *, budget_fraction: float = 0.1, discount0: float = 3.0, gain: float = 0.05
+    ) -> None:
         self.budget_fraction = budget_fraction
         self.discount0 = discount0
         self.gain = gain
@@ -87,12 +91,17 @@ class RiverEntropyAgent(Agent):
         try:
             from river import active
         except ImportError as exc:
-            raise ImportError("river's EntropySampler needs river; install it with "
-                              "`pip install cbeal[suite]`") from exc
+            raise ImportError(
+                "river's EntropySampler needs river; install it with `pip install cbeal[suite]`"
+            ) from exc
         self.shim_ = _river_shim([1.0])
-        self.sampler_ = active.EntropySampler(self.shim_, discount_factor=float(self.discount0),
-                                              seed=int(self._rng.integers(2**31 - 1)))
+        self.sampler_ = active.EntropySampler(
+            self.shim_,
+            discount_factor=float(self.discount0),
+            seed=int(self._rng.integers(2**31 - 1)),
+        )
         self.discount_ = float(self.discount0)
+        self.rate_ = float(self.budget_fraction)
         self.n_seen_ = 0
         self.n_asked_ = 0
 
@@ -103,8 +112,10 @@ class RiverEntropyAgent(Agent):
         self.n_seen_ += 1
         self.n_asked_ += int(ask)
         b = float(self.budget_fraction)
-        step = float(self.gain) * (self.n_asked_ / self.n_seen_ - b) / b
-        self.discount_ = min(50.0, max(0.05, self.discount_ * math.exp(step)))
+        # a recent rate, not the cumulative one: no wind-up after an eager start
+        self.rate_ += (float(ask) - self.rate_) / _RATE_WINDOW
+        step = float(self.gain) * (self.rate_ - b) / b
+        self.discount_ = min(1000.0, max(0.05, self.discount_ * math.exp(step)))
         return 1.0 if ask else 0.0
 
 
@@ -146,8 +157,7 @@ class SkactivemlPALAgent(SkactivemlAgent):
     """
 
     def __init__(self, *, budget_fraction: float = 0.1, random_state: int | None = None) -> None:
-        super().__init__(strategy="RS", budget_fraction=budget_fraction,
-                         random_state=random_state)
+        super().__init__(strategy="RS", budget_fraction=budget_fraction, random_state=random_state)
 
     def _start(self, X0: np.ndarray) -> None:
         super()._start(X0)
@@ -164,8 +174,9 @@ class SkactivemlPALAgent(SkactivemlAgent):
         if self.parzen_ is None:
             from skactiveml.classifier import ParzenWindowClassifier
 
-            self.parzen_ = ParzenWindowClassifier(metric="rbf", metric_dict={"gamma": "mean"},
-                                                  classes=np.arange(k))
+            self.parzen_ = ParzenWindowClassifier(
+                metric="rbf", metric_dict={"gamma": "mean"}, classes=np.arange(k)
+            )
             self.parzen_.fit(np.asarray(self.pool_X_), np.asarray(self.pool_y_))
         return np.asarray(self.parzen_.predict_freq(candidates)).sum(axis=1)
 
@@ -173,7 +184,8 @@ class SkactivemlPALAgent(SkactivemlAgent):
         k = ctx.proba.shape[0]
         if self.strategy_ is None:
             self.strategy_ = _stream_module().StreamProbabilisticAL(
-                budget=float(self.budget_fraction), random_state=self.seed_)
+                budget=float(self.budget_fraction), random_state=self.seed_
+            )
             self.n_classes_ = k
         candidates = np.asarray(ctx.x, dtype=float).reshape(1, -1)
         proba = np.asarray(ctx.proba, dtype=float)
@@ -181,8 +193,9 @@ class SkactivemlPALAgent(SkactivemlAgent):
         queried, utilities = self.strategy_.query(candidates, clf=clf, return_utilities=True)
         queried = np.asarray(queried, dtype=np.intp)
         # the quantile filter learns its threshold from the utilities it is shown
-        self.strategy_.update(candidates, queried,
-                              budget_manager_param_dict={"utilities": utilities})
+        self.strategy_.update(
+            candidates, queried, budget_manager_param_dict={"utilities": utilities}
+        )
         self.utility_ = float(utilities[0])
         self.n_seen_ += 1
         self.n_queried_ += int(queried.size)

@@ -66,7 +66,6 @@ def prequential_auc(y_true: np.ndarray, y_pred: np.ndarray, blocks: int = _BLOCK
 
 def _diagnostics(trace: Trace, y: np.ndarray) -> dict[str, Any]:
     """What the traces of a CbeAL run say about its bandit (for the "why" analysis)."""
-    acq = trace.acquired
     w = trace.weights_after
     n = len(trace)
     out: dict[str, Any] = {
@@ -87,8 +86,9 @@ def _diagnostics(trace: Trace, y: np.ndarray) -> dict[str, Any]:
     return out
 
 
-def _run_one(name: str, learner: str, data: StreamSplit, classes: np.ndarray, share: float,
-             seed: int) -> dict[str, Any]:
+def _run_one(
+    name: str, learner: str, data: StreamSplit, classes: np.ndarray, share: float, seed: int
+) -> dict[str, Any]:
     n_stream = data.y_stream.size
     budget = max(1, round(share * n_stream))
     model = strategy(name).build(make_learner(learner), budget, n_stream, seed)
@@ -113,32 +113,55 @@ def _run_one(name: str, learner: str, data: StreamSplit, classes: np.ndarray, sh
     return row
 
 
-def _reference(name: str, learner: str, data: StreamSplit, classes: np.ndarray,
-               seed: int) -> dict[str, Any]:
+def _reference(
+    name: str, learner: str, data: StreamSplit, classes: np.ndarray, seed: int
+) -> dict[str, Any]:
     X, y = (data.X0, data.y0) if name == "Initial" else (data.X_train, data.y_train)
     pred = fit_reference(make_learner(learner), classes, seed, X, y).predict(data.X_test)
-    return {"accuracy": float(np.mean(pred == data.y_test)),
-            "balanced_accuracy": balanced_accuracy(data.y_test, pred),
-            "n_acquired": int(y.size - data.y0.size)}
+    return {
+        "accuracy": float(np.mean(pred == data.y_test)),
+        "balanced_accuracy": balanced_accuracy(data.y_test, pred),
+        "n_acquired": int(y.size - data.y0.size),
+    }
 
 
 def _key(name: str, share: float | None) -> str:
     return name if share is None else f"{name}@{share:g}"
 
 
-def run_task(workload_id: str, learner: str, replication: int, names: Sequence[str],
-             budgets: Sequence[float], *, path: Path | None = None) -> list[dict[str, Any]]:
-    """Run `names` at every share of `budgets` (and the references) on one replication."""
+def run_task(
+    workload_id: str,
+    learner: str,
+    replication: int,
+    names: Sequence[str],
+    budgets: Sequence[float],
+    *,
+    path: Path | None = None,
+    stream_cap: int | None = None,
+) -> list[dict[str, Any]]:
+    """Run `names` at every share of `budgets` (and the references) on one replication.
+
+    `stream_cap` keeps only the first samples of the stream (a quick profile).
+    """
     done: dict[str, dict[str, Any]] = {}
     if path is not None and path.exists():
         done = {_key(r["strategy"], r["budget_share"]): r for r in json.loads(path.read_text())}
-    todo = [(n, b) for n in REFERENCES for b in (None,)] + [(n, b) for n in names
-                                                             for b in budgets]
+    todo: list[tuple[str, float | None]] = [(n, None) for n in REFERENCES]
+    todo += [(n, b) for n in names for b in budgets]
     todo = [(n, b) for n, b in todo if _key(n, b) not in done]
     if not todo:
         return list(done.values())
     wl, part = WORKLOADS[workload_id]
     data = wl.split(replication)
+    if stream_cap is not None:
+        data = StreamSplit(
+            X0=data.X0,
+            y0=data.y0,
+            X_stream=data.X_stream[:stream_cap],
+            y_stream=data.y_stream[:stream_cap],
+            X_test=data.X_test,
+            y_test=data.y_test,
+        )
     seed = wl.seed(replication)
     classes = np.unique(np.concatenate([data.y0, data.y_stream, data.y_test]))
     sha = git_sha()
@@ -152,11 +175,21 @@ def run_task(workload_id: str, learner: str, replication: int, names: Sequence[s
             else:
                 row = _run_one(name, learner, data, classes, share, seed)
         row.update(
-            strategy=name, budget_share=share, workload=workload_id, part=part,
-            family=wl.family, learner=learner, replication=replication, seed=seed,
-            workload_version=wl.version, n_stream=int(data.y_stream.size),
-            n_test=int(data.y_test.size), seconds=time.perf_counter() - start,
-            cbeal_version=__version__, git_sha=sha, python=platform.python_version(),
+            strategy=name,
+            budget_share=share,
+            workload=workload_id,
+            part=part,
+            family=wl.family,
+            learner=learner,
+            replication=replication,
+            seed=seed,
+            workload_version=wl.version,
+            n_stream=int(data.y_stream.size),
+            n_test=int(data.y_test.size),
+            seconds=time.perf_counter() - start,
+            cbeal_version=__version__,
+            git_sha=sha,
+            python=platform.python_version(),
             finished=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         )
         done[_key(name, share)] = row
@@ -169,21 +202,41 @@ def task_path(out: Path, workload_id: str, learner: str, replication: int) -> Pa
     return out / "runs" / learner / f"{workload_id}_r{replication:02d}.json"
 
 
-def run_suite(profile: Profile, names: Sequence[str], out: Path, *, n_jobs: int = -1,
-              progress: bool = True) -> Path:
+def run_suite(
+    profile: Profile, names: Sequence[str], out: Path, *, n_jobs: int = -1, progress: bool = True
+) -> Path:
     """Run `names` over `profile` into `out` (resuming); returns the collected CSV's path."""
     from joblib import Parallel, delayed
     from tqdm.auto import tqdm
 
     for n in names:
         strategy(n)  # unknown names fail before any work
-    tasks = [(w, lrn, r) for r in range(profile.replications) for w in profile.workloads
-             for lrn in profile.learners]
-    jobs = (delayed(run_task)(w, lrn, r, list(names), profile.budgets,
-                              path=task_path(out, w, lrn, r)) for w, lrn, r in tasks)
+    tasks = [
+        (w, lrn, r)
+        for r in range(profile.replications)
+        for w in profile.workloads
+        for lrn in profile.learners
+    ]
+    jobs = (
+        delayed(run_task)(
+            w,
+            lrn,
+            r,
+            list(names),
+            profile.budgets,
+            path=task_path(out, w, lrn, r),
+            stream_cap=profile.stream_cap,
+        )
+        for w, lrn, r in tasks
+    )
     results: Iterator[Any] = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(jobs)
-    for _ in tqdm(results, total=len(tasks), disable=not progress, unit="task",
-                  desc=f"benchmark {profile.name}"):
+    for _ in tqdm(
+        results,
+        total=len(tasks),
+        disable=not progress,
+        unit="task",
+        desc=f"benchmark {profile.name}",
+    ):
         pass
     return collect(out, profile)
 
@@ -198,9 +251,11 @@ def collect(out: Path, profile: Profile) -> Path:
             for r in range(profile.replications):
                 path = task_path(out, w, lrn, r)
                 if path.exists():
-                    rows.extend(x for x in json.loads(path.read_text())
-                                if x["budget_share"] is None
-                                or x["budget_share"] in profile.budgets)
+                    rows.extend(
+                        x
+                        for x in json.loads(path.read_text())
+                        if x["budget_share"] is None or x["budget_share"] in profile.budgets
+                    )
     frame = pd.DataFrame(rows)
     for col in ("final_weights", "binary_advice"):
         if col in frame:

@@ -29,8 +29,14 @@ LEARNERS: tuple[str, ...] = ("logreg", "svm")
 
 
 def _paper(id_: str, scen: str, gen: str) -> Workload:
-    return Workload(id=id_, family="paper", source="generator", n_stream=980, n_test=500,
-                    options=(("scenario", scen), ("generator", gen)))
+    return Workload(
+        id=id_,
+        family="paper",
+        source="generator",
+        n_stream=980,
+        n_test=500,
+        options=(("scenario", scen), ("generator", gen)),
+    )
 
 
 def _keel(name: str) -> Workload:
@@ -38,8 +44,9 @@ def _keel(name: str) -> Workload:
 
 
 def _drift(id_: str, source: str, **opts: float) -> Workload:
-    return Workload(id=id_, family="drift", source=source, ordered=True,
-                    options=tuple(sorted(opts.items())))
+    return Workload(
+        id=id_, family="drift", source=source, ordered=True, options=tuple(sorted(opts.items()))
+    )
 
 
 # (workload, part); never reorder or edit: add new versions instead
@@ -87,7 +94,10 @@ def workload(workload_id: str) -> Workload:
 
 @dataclass(frozen=True)
 class Profile:
-    """What a run covers: workloads, learners, budget shares, replications, strategy groups."""
+    """What a run covers: workloads, learners, budget shares, replications, strategy groups.
+
+    ``stream_cap`` keeps only the first samples of each stream (for the CI profile).
+    """
 
     name: str
     workloads: tuple[str, ...]
@@ -95,6 +105,7 @@ class Profile:
     learners: tuple[str, ...] = LEARNERS
     budgets: tuple[float, ...] = BUDGETS
     groups: tuple[str, ...] = ("agent", "cbeal", "baseline", "peer", "recommended")
+    stream_cap: int | None = None
 
 
 def _part(part: str) -> tuple[str, ...]:
@@ -102,13 +113,22 @@ def _part(part: str) -> tuple[str, ...]:
 
 
 PROFILES: dict[str, Profile] = {
-    # CI: four small workloads of the development part, one replication
-    "quick": Profile("quick", ("paper-v1-S02", "sk-wine", "drift-sea-abrupt", "keel-yeast3"),
-                     1, learners=("logreg",), budgets=(0.10,)),
+    # CI: one workload of four families (development part), streams cut to 300 samples
+    "quick": Profile(
+        "quick",
+        ("paper-v1-S02", "sk-wine", "drift-sea-abrupt", "uci-steel"),
+        1,
+        learners=("logreg",),
+        budgets=(0.10,),
+        stream_cap=300,
+    ),
     # development part with the ablations and candidate configurations
-    "dev": Profile("dev", _part("dev"), 3,
-                   groups=("agent", "cbeal", "baseline", "peer", "ablation", "candidate",
-                           "recommended")),
+    "dev": Profile(
+        "dev",
+        _part("dev"),
+        3,
+        groups=("agent", "cbeal", "baseline", "peer", "ablation", "candidate", "recommended"),
+    ),
     # the whole suite: both parts, the fixed strategies and the recommended preset
     "full": Profile("full", _part("dev") + _part("eval"), 3),
 }

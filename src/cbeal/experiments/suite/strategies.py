@@ -18,7 +18,6 @@ from cbeal.core import (
     Agent,
     Exp4P,
     LowDensityAgent,
-    ReinforcedAgent,
     SpaceFillingAgent,
     single_agent,
 )
@@ -46,8 +45,14 @@ class Strategy:
 
 def _peer(name: str, make: Callable[[float], Agent]) -> Strategy:
     def build(est: Any, budget: int, n_stream: int, seed: int) -> StreamLearner:
-        return SingleAgentLearner(agent=make(budget / n_stream), name=name, epsilon=0.0,
-                                  estimator=est, budget=budget, random_state=seed)
+        return SingleAgentLearner(
+            agent=make(budget / n_stream),
+            name=name,
+            epsilon=0.0,
+            estimator=est,
+            budget=budget,
+            random_state=seed,
+        )
 
     return Strategy(name, "peer", build)
 
@@ -59,29 +64,43 @@ def _paper6(b: float) -> list[tuple[str, Agent]]:
 
 def _paper6_wide_ld(b: float) -> list[tuple[str, Agent]]:
     # δ_L × 10: LD's probability min(1, lsf / (L δ_L)) stops being almost binary
-    return [("LD1", LowDensityAgent(window_size=100, sparsity_fraction=0.1)),
-            ("RAL1", single_agent("RAL1")),
-            ("LD2", LowDensityAgent(window_size=150, sparsity_fraction=0.05)),
-            ("RAL2", single_agent("RAL2")),
-            ("SPF1", SpaceFillingAgent(window_size=60)), ("RAL3", single_agent("RAL3"))]
+    return [
+        ("LD1", LowDensityAgent(window_size=100, sparsity_fraction=0.1)),
+        ("RAL1", single_agent("RAL1")),
+        ("LD2", LowDensityAgent(window_size=150, sparsity_fraction=0.05)),
+        ("RAL2", single_agent("RAL2")),
+        ("SPF1", SpaceFillingAgent(window_size=60)),
+        ("RAL3", single_agent("RAL3")),
+    ]
 
 
 def _winners(b: float) -> list[tuple[str, Agent]]:
     # the paper's best pair plus fixed-threshold uncertainty (US)
-    return [("LD2", single_agent("LD2")), ("RAL1", single_agent("RAL1")),
-            ("US", UncertaintyAgent(threshold=0.7))]
+    return [
+        ("LD2", single_agent("LD2")),
+        ("RAL1", single_agent("RAL1")),
+        ("US", UncertaintyAgent(threshold=0.7)),
+    ]
 
 
 def _paced(b: float) -> list[tuple[str, Agent]]:
     # adds variable uncertainty (paced to b) and a uniform expert: random sampling at rate
     # b, the expert Exp4.P's guarantee assumes is in the pool
-    return [("LD2", single_agent("LD2")), ("RAL1", single_agent("RAL1")),
-            ("VU", VariableUncertaintyAgent(budget_fraction=b)), ("RS", RandomAgent(rate=b))]
+    return [
+        ("LD2", single_agent("LD2")),
+        ("RAL1", single_agent("RAL1")),
+        ("VU", VariableUncertaintyAgent(budget_fraction=b)),
+        ("RS", RandomAgent(rate=b)),
+    ]
 
 
 def _exploit(b: float) -> list[tuple[str, Agent]]:
-    return [("RAL1", single_agent("RAL1")), ("RAL3", single_agent("RAL3")),
-            ("VU", VariableUncertaintyAgent(budget_fraction=b)), ("RS", RandomAgent(rate=b))]
+    return [
+        ("RAL1", single_agent("RAL1")),
+        ("RAL3", single_agent("RAL3")),
+        ("VU", VariableUncertaintyAgent(budget_fraction=b)),
+        ("RS", RandomAgent(rate=b)),
+    ]
 
 
 @dataclass(frozen=True)
@@ -100,9 +119,15 @@ class Candidate:
     epsilon: float = 0.01
 
     def build(self, est: Any, budget: int, n_stream: int, seed: int) -> StreamLearner:
-        return CbeAL(agents=self.pool(budget / n_stream), solver=Exp4P(**self.solver),
-                     epsilon=self.epsilon, penalty=self.penalty, estimator=est, budget=budget,
-                     random_state=seed)
+        return CbeAL(
+            agents=self.pool(budget / n_stream),
+            solver=Exp4P(**self.solver),
+            epsilon=self.epsilon,
+            penalty=self.penalty,
+            estimator=est,
+            budget=budget,
+            random_state=seed,
+        )
 
 
 _FAST = {"eta": 0.2, "ewma": False}
@@ -130,13 +155,18 @@ def _all() -> dict[str, Strategy]:
     for name in ("RS", "US", "VariableUncertainty", "Split", "DBALStream", "QBC-PYP"):
         out[name] = Strategy(name, "baseline", _method(name))
     peers = [
-        _peer("VariableUncertainty (skactiveml)",
-              lambda b: SkactivemlAgent(strategy="VariableUncertainty", budget_fraction=b)),
+        _peer(
+            "VariableUncertainty (skactiveml)",
+            lambda b: SkactivemlAgent(strategy="VariableUncertainty", budget_fraction=b),
+        ),
         _peer("Split (skactiveml)", lambda b: SkactivemlAgent(strategy="Split", budget_fraction=b)),
-        _peer("StreamDensityBasedAL (skactiveml)",
-              lambda b: SkactivemlAgent(strategy="DBALStream", budget_fraction=b)),
-        _peer("StreamProbabilisticAL (skactiveml)",
-              lambda b: SkactivemlPALAgent(budget_fraction=b)),
+        _peer(
+            "StreamDensityBasedAL (skactiveml)",
+            lambda b: SkactivemlAgent(strategy="DBALStream", budget_fraction=b),
+        ),
+        _peer(
+            "StreamProbabilisticAL (skactiveml)", lambda b: SkactivemlPALAgent(budget_fraction=b)
+        ),
         _peer("EntropySampler (river)", lambda b: RiverEntropyAgent(budget_fraction=b)),
     ]
     out.update({p.name: p for p in peers})
