@@ -147,6 +147,7 @@ def characterize(
     ld["mc_raw"] = [[g[1] for g in row] for row in mc]
     by_ratio = [[ld_analytic(L, 4.0, s2=s) for s in ratios] for L in windows]
     ld["ratio_analytic_raw"] = [[g[0] for g in row] for row in by_ratio]
+    ld["ratio_analytic_capped"] = [[g[1] for g in row] for row in by_ratio]
     ld["ratio_mc_capped"] = [
         [ld_monte_carlo(L, 4.0, s2=s, reps=reps, seed=7 + L)[0] for s in ratios] for L in windows
     ]
