@@ -24,7 +24,7 @@ from cbeal.core import (
 from cbeal.experiments.methods import METHODS, Builder
 from cbeal.experiments.skactiveml_check import SkactivemlAgent
 from cbeal.experiments.suite.peers import RiverEntropyAgent, SkactivemlPALAgent
-from cbeal.model import CbeAL, SingleAgentLearner, StreamLearner
+from cbeal.models import CbeAL, SingleAgentLearner, StreamLearner
 
 __all__ = ["CANDIDATES", "Candidate", "Strategy", "strategies", "strategy"]
 
