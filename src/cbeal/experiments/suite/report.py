@@ -19,7 +19,7 @@ METRICS = {
     "accuracy": "accuracy",
     "prequential_auc": "prequential area",
 }
-AGENTS = ("LD1", "LD2", "LD3", "SPF1", "RAL1", "RAL2", "RAL3", "RAL4")
+AGENTS = ("LD1", "LD2", "LD3", "SPF1", "RAL1", "RAL2", "RAL3", "RAL4", "ENT")
 
 
 def _md(frame: Any, floatfmt: str = "{:.3f}") -> str:

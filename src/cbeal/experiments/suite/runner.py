@@ -238,11 +238,12 @@ def run_suite(
         desc=f"benchmark {profile.name}",
     ):
         pass
-    return collect(out, profile)
+    return collect(out, profile, names)
 
 
-def collect(out: Path, profile: Profile) -> Path:
-    """Gather the finished rows of `profile`'s tasks into ``out/results_<profile>.csv``."""
+def collect(out: Path, profile: Profile, names: Sequence[str] | None = None) -> Path:
+    """Gather the finished rows of `profile`'s tasks into ``out/results_<profile>.csv``
+    (only the strategies `names`, when given, and the references)."""
     import pandas as pd
 
     rows: list[dict[str, Any]] = []
@@ -254,7 +255,8 @@ def collect(out: Path, profile: Profile) -> Path:
                     rows.extend(
                         x
                         for x in json.loads(path.read_text())
-                        if x["budget_share"] is None or x["budget_share"] in profile.budgets
+                        if (x["budget_share"] is None or x["budget_share"] in profile.budgets)
+                        and (names is None or x["strategy"] in names or x["strategy"] in REFERENCES)
                     )
     frame = pd.DataFrame(rows)
     for col in ("final_weights", "binary_advice"):

@@ -13,10 +13,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from cbeal.baselines import RandomAgent, UncertaintyAgent, VariableUncertaintyAgent
+from cbeal.baselines import EntropyAgent, RandomAgent, UncertaintyAgent, VariableUncertaintyAgent
 from cbeal.core import (
     Agent,
     Exp4P,
+    LabelRate,
     LowDensityAgent,
     SpaceFillingAgent,
     single_agent,
@@ -103,6 +104,27 @@ def _exploit(b: float) -> list[tuple[str, Agent]]:
     ]
 
 
+def _uncertain(b: float) -> list[tuple[str, Agent]]:
+    # the strategies that won the first development run as agents: RAL, entropy sampling,
+    # variable uncertainty
+    return [
+        ("RAL1", single_agent("RAL1")),
+        ("RAL2", single_agent("RAL2")),
+        ("ENT", EntropyAgent(budget_fraction=b)),
+        ("VU", VariableUncertaintyAgent(budget_fraction=b)),
+    ]
+
+
+def _ent_explore(b: float) -> list[tuple[str, Agent]]:
+    # entropy sampling and RAL for exploitation, LD2 and the uniform expert for exploration
+    return [
+        ("ENT", EntropyAgent(budget_fraction=b)),
+        ("RAL1", single_agent("RAL1")),
+        ("LD2", single_agent("LD2")),
+        ("RS", RandomAgent(rate=b)),
+    ]
+
+
 @dataclass(frozen=True)
 class Candidate:
     """A CbeAL configuration: an agent pool (a function of the budget share) and options.
@@ -117,15 +139,18 @@ class Candidate:
     solver: dict[str, Any] = field(default_factory=dict)
     penalty: float = -0.5
     epsilon: float = 0.01
+    paced: bool = False
 
     def build(self, est: Any, budget: int, n_stream: int, seed: int) -> StreamLearner:
+        # paced: the label-rate budget allows floor(b t) labels after t samples, at most B
+        b = budget / n_stream
         return CbeAL(
-            agents=self.pool(budget / n_stream),
+            agents=self.pool(b),
             solver=Exp4P(**self.solver),
             epsilon=self.epsilon,
             penalty=self.penalty,
             estimator=est,
-            budget=budget,
+            budget=LabelRate(rate=b, total=budget) if self.paced else budget,
             random_state=seed,
         )
 
@@ -136,13 +161,21 @@ CANDIDATES: tuple[Candidate, ...] = (
     Candidate("A:noEWMA", "ablation", _paper6, {"ewma": False}),
     Candidate("A:penalty-0.05", "ablation", _paper6, penalty=-0.05),
     Candidate("A:LDx10", "ablation", _paper6_wide_ld),
+    Candidate("A:rate", "ablation", _paper6, paced=True),
     Candidate("C:6-fast", "candidate", _paper6, _FAST),
-    Candidate("C:6-step0.2", "candidate", _paper6, {"eta": 0.2}),
     Candidate("C:winners-fast", "candidate", _winners, _FAST),
     Candidate("C:paced-fast", "candidate", _paced, _FAST),
     Candidate("C:paced-step0.05", "candidate", _paced, {"eta": 0.05, "ewma": False}),
     Candidate("C:paced-ewma", "candidate", _paced, {"eta": 0.2}),
     Candidate("C:exploit-fast", "candidate", _exploit, _FAST),
+    # added after the first development run, with the lead's label-rate budget and the
+    # entropy agent (before any evaluation-part number existed)
+    Candidate("C:paced-fast-rate", "candidate", _paced, _FAST, paced=True),
+    Candidate("C:exploit-fast-rate", "candidate", _exploit, _FAST, paced=True),
+    Candidate("C:uncertain-fast", "candidate", _uncertain, _FAST),
+    Candidate("C:uncertain-fast-rate", "candidate", _uncertain, _FAST, paced=True),
+    Candidate("C:ent-explore-fast", "candidate", _ent_explore, _FAST),
+    Candidate("C:ent-explore-fast-rate", "candidate", _ent_explore, _FAST, paced=True),
 )
 
 
@@ -150,6 +183,9 @@ def _all() -> dict[str, Strategy]:
     out: dict[str, Strategy] = {}
     for name in ("LD1", "LD2", "LD3", "SPF1", "RAL1", "RAL2", "RAL3", "RAL4"):
         out[name] = Strategy(name, "agent", _method(name))
+    # cbeal's entropy agent alone (ε = 0), so that "the best single agent" covers every
+    # agent a candidate pool may hold
+    out["ENT"] = Strategy("ENT", "agent", _entropy_alone)
     for name in ("CBEAL-2", "CBEAL-4", "CBEAL-4*", "CBEAL-6", "CBEAL-8"):
         out[name] = Strategy(name, "cbeal", _method(name))
     for name in ("RS", "US", "VariableUncertainty", "Split", "DBALStream", "QBC-PYP"):
@@ -175,6 +211,17 @@ def _all() -> dict[str, Strategy]:
     return out
 
 
+def _entropy_alone(est: Any, budget: int, n_stream: int, seed: int) -> StreamLearner:
+    return SingleAgentLearner(
+        agent=EntropyAgent(budget_fraction=budget / n_stream),
+        name="ENT",
+        epsilon=0.0,
+        estimator=est,
+        budget=budget,
+        random_state=seed,
+    )
+
+
 def _method(name: str) -> Builder:
     build = METHODS[name].build
     assert build is not None
@@ -185,7 +232,7 @@ def strategies(groups: tuple[str, ...] | None = None) -> dict[str, Strategy]:
     """The strategies of `groups` (all when None), in table order.
 
     >>> [s for s in strategies(("agent",))]
-    ['LD1', 'LD2', 'LD3', 'SPF1', 'RAL1', 'RAL2', 'RAL3', 'RAL4']
+    ['LD1', 'LD2', 'LD3', 'SPF1', 'RAL1', 'RAL2', 'RAL3', 'RAL4', 'ENT']
     """
     table = _all()
     return {k: v for k, v in table.items() if groups is None or v.group in groups}
