@@ -7,6 +7,7 @@ EntropyAgent (entropy sampling paced to a budget share, added for the benchmark 
 
 from cbeal.baselines.dbal_stream import DBALStreamAgent
 from cbeal.baselines.entropy import EntropyAgent
+from cbeal.baselines.presets import preset_pool
 from cbeal.baselines.qbc_pyp import QBCPYPAgent
 from cbeal.baselines.registry import BASELINES, baseline_agent
 from cbeal.baselines.simple import (
@@ -26,4 +27,5 @@ __all__ = [
     "UncertaintyAgent",
     "VariableUncertaintyAgent",
     "baseline_agent",
+    "preset_pool",
 ]

@@ -13,7 +13,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from cbeal.baselines import EntropyAgent, RandomAgent, UncertaintyAgent, VariableUncertaintyAgent
+from cbeal.baselines import (
+    EntropyAgent,
+    RandomAgent,
+    UncertaintyAgent,
+    VariableUncertaintyAgent,
+    preset_pool,
+)
 from cbeal.core import (
     Agent,
     Exp4P,
@@ -22,6 +28,7 @@ from cbeal.core import (
     SpaceFillingAgent,
     single_agent,
 )
+from cbeal.core.presets import EXTENDED_PRESETS, RECOMMENDED, preset_solver
 from cbeal.experiments.methods import METHODS, Builder
 from cbeal.experiments.skactiveml_check import SkactivemlAgent
 from cbeal.experiments.suite.peers import RiverEntropyAgent, SkactivemlPALAgent
@@ -208,7 +215,20 @@ def _all() -> dict[str, Strategy]:
     out.update({p.name: p for p in peers})
     for c in CANDIDATES:
         out[c.name] = Strategy(c.name, c.role, c.build)
+    out[RECOMMENDED] = Strategy(RECOMMENDED, "recommended", _recommended)
     return out
+
+
+def _recommended(est: Any, budget: int, n_stream: int, seed: int) -> StreamLearner:
+    # the registered preset itself, exactly as a user gets it
+    return CbeAL(
+        agents=preset_pool(RECOMMENDED, budget / n_stream),
+        solver=preset_solver(RECOMMENDED),
+        epsilon=EXTENDED_PRESETS[RECOMMENDED]["epsilon"],
+        estimator=est,
+        budget=budget,
+        random_state=seed,
+    )
 
 
 def _entropy_alone(est: Any, budget: int, n_stream: int, seed: int) -> StreamLearner:
