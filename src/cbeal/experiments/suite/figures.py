@@ -65,21 +65,29 @@ def figure_ranks(
     ax.set_ylim(-1, k)
     ax.set_xlabel(f"mean rank over {n} cells by final {metric_label} (1 = best)")
     ax.set_title(title, fontsize=10)
+    present = {groups.get(str(c), "") for c in table.columns}
     handles: list[Any] = [
         plt.Line2D([], [], marker="o", ls="", color=c, label=g)
         for g, c in _GROUP_COLOURS.items()
-        if g in set(groups.values())
+        if g in present
     ]
     handles.append(
-        plt.Rectangle(
-            (0, 0),
-            1,
-            1,
-            color="0.92",
-            label=f"not significantly worse than the best (CD = {cd:.2f})",
+        plt.Line2D(
+            [],
+            [],
+            marker="o",
+            ls="",
+            color="black",
+            mfc="white",
+            label="hollow: significantly worse than the best",
         )
     )
-    ax.legend(handles=handles, fontsize=7, loc="lower right", frameon=True)
+    handles.append(
+        plt.Rectangle(
+            (0, 0), 1, 1, color="0.92", label=f"within one critical difference (CD = {cd:.2f})"
+        )
+    )
+    ax.legend(handles=handles, fontsize=7, loc="upper right", frameon=True)
     fig.tight_layout()
     fig.savefig(path, dpi=130)
     plt.close(fig)
@@ -109,10 +117,11 @@ def figure_paired(table: Any, ref: str, path: Path, *, title: str) -> Path:
     )
     ax.axvline(len(table) / 2, color="black", lw=0.6, ls=":")
     ax.set_xlabel(
-        f"cells (of {len(table)}); label: mean difference ± s.e. of balanced accuracy, points"
+        f"cells (of {len(table)}); label: mean difference ± s.e. of balanced accuracy, points;"
+        " dotted: half the cells"
     )
-    ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=7, loc="lower right")
+    ax.set_title(title, fontsize=10, pad=22)
+    ax.legend(fontsize=7, loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=3, frameon=False)
     fig.tight_layout()
     fig.savefig(path, dpi=130)
     plt.close(fig)
