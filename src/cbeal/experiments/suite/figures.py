@@ -117,8 +117,8 @@ def figure_paired(table: Any, ref: str, path: Path, *, title: str) -> Path:
     )
     ax.axvline(len(table) / 2, color="black", lw=0.6, ls=":")
     ax.set_xlabel(
-        f"cells (of {len(table)}); label: mean difference ± s.e. of balanced accuracy, points;"
-        " dotted: half the cells"
+        f"cells (of {len(table)}); dotted line: half the cells\n"
+        "label: mean difference ± s.e. of balanced accuracy, points"
     )
     ax.set_title(title, fontsize=10, pad=22)
     ax.legend(fontsize=7, loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=3, frameon=False)

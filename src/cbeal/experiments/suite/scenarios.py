@@ -127,7 +127,8 @@ PROFILES: dict[str, Profile] = {
         "dev",
         _part("dev"),
         3,
-        groups=("agent", "cbeal", "baseline", "peer", "ablation", "candidate", "recommended"),
+        # the recommended preset is one of the candidates (C:uncertain-fast), not run twice
+        groups=("agent", "cbeal", "baseline", "peer", "ablation", "candidate"),
     ),
     # the whole suite: both parts, the fixed strategies and the recommended preset
     "full": Profile("full", _part("dev") + _part("eval"), 3),
