@@ -217,6 +217,9 @@ def _data(args: argparse.Namespace) -> int:
     from cbeal.datasets.export import export_csv
 
     print(export_csv(args.dataset, args.out))
+    return 0
+
+
 def _benchmark(args: argparse.Namespace) -> int:
     """``cbeal benchmark``: the label-efficiency suite (BENCHMARK.md); self-contained."""
     from pathlib import Path

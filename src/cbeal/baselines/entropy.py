@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -48,6 +48,10 @@ class EntropyAgent(Agent):
     """
 
     kind: ClassVar[str] = "exploitation"
+
+    @classmethod
+    def _unit_test_params(cls) -> list[dict[str, Any]]:
+        return [{"budget_fraction": 0.2, "window": 50}]
 
     def __init__(
         self,

@@ -27,8 +27,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from cbeal.adapters.skactiveml_agent import SkactivemlAgent, _proba_shim, _stream_module
 from cbeal.core.agent import Agent, Context
-from cbeal.experiments.skactiveml_check import SkactivemlAgent, _proba_shim, _stream_module
 
 __all__ = ["RiverEntropyAgent", "SkactivemlPALAgent"]
 
