@@ -1,6 +1,7 @@
 """Command line: ``cbeal demo`` runs CbeAL-6 on a built-in simulated stream; ``cbeal run`` runs
 CbeAL on your own CSV/Parquet file and writes a report folder; ``cbeal casestudy`` runs the
-case study on bundled SECOM or AI4I data; ``cbeal reproduce`` the simulation study."""
+case study on bundled SECOM or AI4I data; ``cbeal reproduce`` the simulation study;
+``cbeal benchmark`` the label-efficiency suite."""
 
 from __future__ import annotations
 
@@ -239,6 +240,29 @@ def _data(args: argparse.Namespace) -> int:
     return 0
 
 
+def _benchmark(args: argparse.Namespace) -> int:
+    """``cbeal benchmark``: the label-efficiency suite (BENCHMARK.md); self-contained."""
+    from pathlib import Path
+
+    from cbeal.experiments.suite.pipeline import appendix_figures, benchmark
+
+    out = Path(args.out)
+    if args.appendix:
+        for path in appendix_figures(out, reps=args.appendix_reps):
+            print(f"appendix figure: {path}")
+        return 0
+    result = benchmark(args.profile, out, n_jobs=args.jobs, progress=args.progress,
+                       figures=args.figures)
+    print(f"benchmark {args.profile}: {result['seconds']:.0f} s; results in {result['results']}; "
+          f"tables in {result['tables']}")
+    for part, refs in result["goals"].items():
+        for name, g in refs.items():
+            print(f"  {part}: {name} mean rank {g['rank']:.2f} (position {g['rank_position']}), "
+                  f"≥ best single agent in {g['share_ge_best_agent']:.0%} of {g['n_cells']} "
+                  f"cells, above RS in {g['share_above_rs']:.0%}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cbeal", description=__doc__)
     parser.add_argument("--version", action="version", version=f"cbeal {__version__}")
@@ -390,6 +414,21 @@ def build_parser() -> argparse.ArgumentParser:
     data.add_argument("dataset", choices=("secom", "ai4i"), help="which dataset")
     data.add_argument("--out", required=True, help="CSV file to write")
     data.set_defaults(func=_data)
+
+    bench = sub.add_parser("benchmark", help="the label-efficiency suite (BENCHMARK.md)",
+                           description="Run every strategy on the suite's frozen workloads "
+                           "(quick: CI-sized; dev: development part with the candidate "
+                           "configurations; full: both parts). Resumable.")
+    bench.add_argument("--profile", choices=("quick", "dev", "full"), default="quick")
+    bench.add_argument("--out", default="benchmark", help="output folder (resumable)")
+    bench.add_argument("--jobs", type=int, default=-1, help="parallel workers (-1: all cores)")
+    bench.add_argument("--figures", action=argparse.BooleanOptionalAction, default=True)
+    bench.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True)
+    bench.add_argument("--appendix", action="store_true",
+                       help="instead: the appendix's agent characterization figures")
+    bench.add_argument("--appendix-reps", type=int, default=300,
+                       help="Monte Carlo draws per point of the appendix figures")
+    bench.set_defaults(func=_benchmark)
     return parser
 
 

@@ -1,10 +1,13 @@
 """The paper's benchmark strategies and Žliobaitė's, as agents (numpy only).
 
 Run one with :class:`cbeal.SingleAgentLearner` (``epsilon=0``) to get the paper's rows RS,
-US, DBALStream and QBC-PYP, plus the extra baselines VariableUncertainty and Split.
+US, DBALStream and QBC-PYP, plus the extra baselines VariableUncertainty and Split, and
+EntropyAgent (entropy sampling paced to a budget share, added for the benchmark suite).
 """
 
 from cbeal.baselines.dbal_stream import DBALStreamAgent
+from cbeal.baselines.entropy import EntropyAgent
+from cbeal.baselines.presets import preset_pool
 from cbeal.baselines.qbc_pyp import QBCPYPAgent
 from cbeal.baselines.registry import BASELINES, baseline_agent
 from cbeal.baselines.simple import (
@@ -17,10 +20,12 @@ from cbeal.baselines.simple import (
 __all__ = [
     "BASELINES",
     "DBALStreamAgent",
+    "EntropyAgent",
     "QBCPYPAgent",
     "RandomAgent",
     "SplitAgent",
     "UncertaintyAgent",
     "VariableUncertaintyAgent",
     "baseline_agent",
+    "preset_pool",
 ]

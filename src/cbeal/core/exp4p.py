@@ -22,7 +22,8 @@ class Exp4P(Params):
 
     Agent ``i`` advises ``ξ_i = [p_i, 1 − p_i]``. The action distribution is
     ``P_a = (1 − K p_min) Σ_i α_i ξ_{i,a} / Σ_i α_i + p_min``. After the draw the weights
-    are updated by ``α_i ← α_i exp((p_min/2)(ĝ_i + v̂_i sqrt(c/(KT))))``; the update is
+    are updated by ``α_i ← α_i exp(η (ĝ_i + v̂_i sqrt(c/(KT))))`` with the paper's step
+    ``η = p_min/2`` unless ``eta`` is given; the update is
     split into the ``v̂`` factor (applied at decision time, :meth:`update_decision`) and the
     ``ĝ`` factor (applied when the label arrives, :meth:`update_reward`) so that late labels
     are served exactly. :meth:`chart_step` then runs the EWMA chart (step 2).
@@ -39,6 +40,10 @@ class Exp4P(Params):
         ``"paper"``: ``c = ln N``; ``"beygelzimer"``: ``c = ln(N/δ)``.
     ewma
         ``False`` gives plain Exp4.P (the paper's ablation).
+    eta
+        Step size of the weight update; ``None`` means the paper's ``p_min / 2``. With six
+        agents and ``T = 2000`` that is ≈ 0.01, so the weights barely move within a stream
+        of a thousand samples; a larger step (e.g. 0.2) lets them follow the rewards.
     lam, h, gamma, limits, flip_scope, reset_after_flip
         The EWMA chart: weighting ``λ``, initial limit factor ``h``, growth ``γ`` (``None``
         means ``γ_t = t/T``), ``"paper"`` or ``"shewhart"`` limits, flip each agent out of
@@ -79,6 +84,7 @@ class Exp4P(Params):
         limits: str = "paper",
         flip_scope: str = "agent",
         reset_after_flip: bool = True,
+        eta: float | None = None,
     ) -> None:
         self.horizon = horizon
         self.p_min = p_min
@@ -91,6 +97,7 @@ class Exp4P(Params):
         self.limits = limits
         self.flip_scope = flip_scope
         self.reset_after_flip = reset_after_flip
+        self.eta = eta
 
     def start(self, n_agents: int) -> Exp4P:
         """Reset the weights for `n_agents` agents (N ≥ 2)."""
@@ -115,8 +122,12 @@ class Exp4P(Params):
             # p_min = 0 makes the step size p_min/2 vanish and the propensities reach 0.
             raise ParameterError(f"p_min must be in (0, 1/K] = (0, 0.5], got {p_min}")
         c = math.log(n_agents) if self.confidence == "paper" else math.log(n_agents / self.delta)
+        step = 0.5 * p_min if self.eta is None else float(self.eta)
+        if not step > 0.0:
+            raise ParameterError(f"eta must be > 0 (or None for p_min / 2), got {self.eta}")
         self.n_agents_ = n_agents
         self.p_min_ = p_min
+        self.step_ = step
         self.bonus_ = math.sqrt(c / (K_ARMS * T))
         self._alpha = [1.0] * n_agents
         self.t_ = 0
@@ -158,7 +169,7 @@ class Exp4P(Params):
 
     def update_decision(self, advice: np.ndarray, p_acquire: float) -> None:
         """Apply the ``v̂`` factor with the propensities ``[p_acquire, 1 − p_acquire]`` used."""
-        k = 0.5 * self.p_min_ * self.bonus_
+        k = self.step_ * self.bonus_
         p1, p2 = p_acquire, 1.0 - p_acquire
         self._multiply([k * (x / p1 + (1.0 - x) / p2) for x in advice.tolist()])
 
@@ -166,12 +177,12 @@ class Exp4P(Params):
         """Apply the ``ĝ`` factor for reward `reward` of the acquire arm drawn with `p_acquire`."""
         if reward == 0.0:
             return
-        k = 0.5 * self.p_min_ * reward / p_acquire
+        k = self.step_ * reward / p_acquire
         xs = advice.tolist()
         exponents = [k * x for x in xs]
         if not all(-_MAX_EXP < e < _MAX_EXP for e in exponents):
             # a huge reward: this order of multiplication never gives inf · 0 = NaN
-            scale = 0.5 * self.p_min_ / p_acquire
+            scale = self.step_ / p_acquire
             exponents = [(scale * x) * reward for x in xs]
         self._multiply(exponents)
 

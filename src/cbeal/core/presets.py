@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from cbeal.core.agent import Agent
 from cbeal.core.exceptions import ParameterError
+from cbeal.core.exp4p import Exp4P
 from cbeal.core.low_density import LowDensityAgent
 from cbeal.core.reinforced import ReinforcedAgent
 from cbeal.core.space_filling import SpaceFillingAgent
 
-__all__ = ["PRESETS", "preset_agents", "single_agent"]
+__all__ = [
+    "EXTENDED_PRESETS",
+    "PRESETS",
+    "RECOMMENDED",
+    "preset_agents",
+    "preset_solver",
+    "single_agent",
+]
 
 
 def _pair(i: int) -> list[tuple[str, Agent]]:
@@ -69,4 +79,42 @@ def single_agent(name: str) -> Agent:
                 return agent
     raise ParameterError(
         f"unknown agent {name!r}; choose one of LD1, LD2, LD3, SPF1, RAL1, RAL2, RAL3, RAL4"
+    )
+
+
+# ----------------------------------------------------------------- beyond the paper
+#: The recommended preset, chosen on the development part of the benchmark suite by the
+#: rule written down beforehand (BENCHMARK.md): two RAL agents and two uncertainty agents
+#: that pace themselves to the budget share (``ENT``: entropy sampling, ``VU``: variable
+#: uncertainty), weighed by Exp4.P with step 0.2 and no EWMA chart. The paper presets above
+#: are unchanged.
+RECOMMENDED = "CBEAL-4U"
+
+#: Presets beyond the paper, as data: agent names (paper agents by their table name, and
+#: ``ENT`` / ``VU`` built for the budget share by ``cbeal.baselines.preset_pool``), the
+#: bandit's options and ε.
+EXTENDED_PRESETS: dict[str, dict[str, Any]] = {
+    "CBEAL-4U": {
+        "agents": ("RAL1", "RAL2", "ENT", "VU"),
+        "solver": {"eta": 0.2, "ewma": False},
+        "epsilon": 0.01,
+    },
+}
+
+
+def preset_solver(name: str) -> Exp4P | None:
+    """The bandit of preset `name`: None (the paper's defaults) for the paper presets.
+
+    >>> preset_solver("CBEAL-4U")
+    Exp4P(ewma=False, eta=0.2)
+    >>> preset_solver("CBEAL-6") is None
+    True
+    """
+    key = name.upper().replace("_", "-")
+    if key in EXTENDED_PRESETS:
+        return Exp4P(**EXTENDED_PRESETS[key]["solver"])
+    if key in PRESETS:
+        return None
+    raise ParameterError(
+        f"unknown preset {name!r}; choose one of {sorted(PRESETS) + sorted(EXTENDED_PRESETS)}"
     )

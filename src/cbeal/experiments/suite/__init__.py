@@ -1,0 +1,14 @@
+"""The label-efficiency benchmark suite (``cbeal benchmark``; BENCHMARK.md).
+
+Frozen, versioned, seeded workloads split into a development and an evaluation part
+(:mod:`.scenarios`, :mod:`.data`); every strategy by name (:mod:`.strategies`, with the peers
+of :mod:`.peers`); a resumable parallel runner with provenance (:mod:`.runner`); ranks,
+paired wins and the goal checks (:mod:`.analysis`); tables and figures (:mod:`.report`,
+:mod:`.figures`); the appendix's characterization of the agents by Monte Carlo
+(:mod:`.appendix`). Optional dependencies: ``pip install cbeal[suite]``.
+"""
+
+from cbeal.experiments.suite.pipeline import benchmark
+from cbeal.experiments.suite.scenarios import PROFILES, WORKLOADS, Profile, workload
+
+__all__ = ["PROFILES", "WORKLOADS", "Profile", "benchmark", "workload"]

@@ -1,0 +1,135 @@
+"""The suite's frozen workloads, their development / evaluation split, and the profiles.
+
+Workload ids are permanent. The split (written down in BENCHMARK.md before any
+evaluation-part number of a candidate configuration was looked at) alternates within each
+family so that both parts hold every kind of data:
+
+* development: paper generator v1, breast cancer and wine, SEA (abrupt) and Hyperplane
+  (gradual), Steel Plates, and the KEEL sets page-blocks0, vehicle0, winequality-red-4,
+  yeast3 (the alphabetically 1st, 3rd, 5th and 7th of the eight);
+* evaluation: paper generator v2, digits, Agrawal (gradual) and RandomRBF (incremental),
+  SECOM and AI4I 2020 (time order), and the KEEL sets pima, vowel0, wisconsin, yeast4.
+
+A *cell* is one workload × learner × budget share; each cell is run with the same
+replications (data seeds) for every strategy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cbeal.experiments.suite.data import Workload
+
+__all__ = ["BUDGETS", "LEARNERS", "PROFILES", "WORKLOADS", "Profile", "workload"]
+
+#: the budget shares of the stream
+BUDGETS: tuple[float, ...] = (0.05, 0.10)
+#: learner names of :func:`cbeal.learners.make_learner`
+LEARNERS: tuple[str, ...] = ("logreg", "svm")
+
+
+def _paper(id_: str, scen: str, gen: str) -> Workload:
+    return Workload(
+        id=id_,
+        family="paper",
+        source="generator",
+        n_stream=980,
+        n_test=500,
+        options=(("scenario", scen), ("generator", gen)),
+    )
+
+
+def _keel(name: str) -> Workload:
+    return Workload(id=f"keel-{name}", family="keel", source=name)
+
+
+def _drift(id_: str, source: str, **opts: float) -> Workload:
+    return Workload(
+        id=id_, family="drift", source=source, ordered=True, options=tuple(sorted(opts.items()))
+    )
+
+
+# (workload, part); never reorder or edit: add new versions instead
+_TABLE: tuple[tuple[Workload, str], ...] = (
+    # the paper's generator, n = 1000: 10 % positives, clean, 30 % useless features (S02);
+    # 5 % positives, 3 % flipped labels, 70 % useless features (S23)
+    (_paper("paper-v1-S02", "S02", "v1"), "dev"),
+    (_paper("paper-v1-S23", "S23", "v1"), "dev"),
+    (_paper("paper-v2-S02", "S02", "v2"), "eval"),
+    (_paper("paper-v2-S23", "S23", "v2"), "eval"),
+    (Workload(id="sk-breast-cancer", family="sklearn", source="breast_cancer"), "dev"),
+    (Workload(id="sk-wine", family="sklearn", source="wine"), "dev"),
+    (Workload(id="sk-digits", family="sklearn", source="digits"), "eval"),
+    (_drift("drift-sea-abrupt", "sea"), "dev"),
+    (_drift("drift-hyperplane", "hyperplane", mag=0.001), "dev"),
+    (_drift("drift-agrawal-gradual", "agrawal", width=300), "eval"),
+    (_drift("drift-rbf", "rbf", speed=0.001), "eval"),
+    (Workload(id="uci-steel", family="bundled", source="steel"), "dev"),
+    (Workload(id="uci-secom", family="bundled", source="secom", ordered=True), "eval"),
+    (Workload(id="uci-ai4i", family="bundled", source="ai4i", ordered=True), "eval"),
+    (_keel("page-blocks0"), "dev"),
+    (_keel("pima"), "eval"),
+    (_keel("vehicle0"), "dev"),
+    (_keel("vowel0"), "eval"),
+    (_keel("winequality-red-4"), "dev"),
+    (_keel("wisconsin"), "eval"),
+    (_keel("yeast3"), "dev"),
+    (_keel("yeast4"), "eval"),
+)
+
+#: workload id -> (workload, part)
+WORKLOADS: dict[str, tuple[Workload, str]] = {w.id: (w, part) for w, part in _TABLE}
+
+
+def workload(workload_id: str) -> Workload:
+    """A workload by its permanent id.
+
+    >>> workload("keel-yeast4").source
+    'yeast4'
+    """
+    if workload_id not in WORKLOADS:
+        raise ValueError(f"unknown workload {workload_id!r}; choose from {list(WORKLOADS)}")
+    return WORKLOADS[workload_id][0]
+
+
+@dataclass(frozen=True)
+class Profile:
+    """What a run covers: workloads, learners, budget shares, replications, strategy groups.
+
+    ``stream_cap`` keeps only the first samples of each stream (for the CI profile).
+    """
+
+    name: str
+    workloads: tuple[str, ...]
+    replications: int
+    learners: tuple[str, ...] = LEARNERS
+    budgets: tuple[float, ...] = BUDGETS
+    groups: tuple[str, ...] = ("agent", "cbeal", "baseline", "peer", "recommended")
+    stream_cap: int | None = None
+
+
+def _part(part: str) -> tuple[str, ...]:
+    return tuple(w.id for w, p in _TABLE if p == part)
+
+
+PROFILES: dict[str, Profile] = {
+    # CI: one workload of four families (development part), streams cut to 300 samples
+    "quick": Profile(
+        "quick",
+        ("paper-v1-S02", "sk-wine", "drift-sea-abrupt", "uci-steel"),
+        1,
+        learners=("logreg",),
+        budgets=(0.10,),
+        stream_cap=300,
+    ),
+    # development part with the ablations and candidate configurations
+    "dev": Profile(
+        "dev",
+        _part("dev"),
+        3,
+        # the recommended preset is one of the candidates (C:uncertain-fast), not run twice
+        groups=("agent", "cbeal", "baseline", "peer", "ablation", "candidate"),
+    ),
+    # the whole suite: both parts, the fixed strategies and the recommended preset
+    "full": Profile("full", _part("dev") + _part("eval"), 3),
+}

@@ -1,0 +1,266 @@
+"""Every strategy of the suite, by name: cbeal's agents, presets and baselines, the peers
+run through their own libraries, and the CbeAL configurations tried on the development part.
+
+A strategy is built per run by ``build(estimator, budget, n_stream, seed)`` exactly like a
+:class:`~cbeal.experiments.methods.Method`: one stream model with the hard budget ``B``,
+the model seed ``seed`` and, for strategies that pace themselves, the budget share
+``B / n_stream``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from cbeal.baselines import (
+    EntropyAgent,
+    RandomAgent,
+    UncertaintyAgent,
+    VariableUncertaintyAgent,
+    preset_pool,
+)
+from cbeal.core import (
+    Agent,
+    Exp4P,
+    LabelRate,
+    LowDensityAgent,
+    SpaceFillingAgent,
+    single_agent,
+)
+from cbeal.core.presets import EXTENDED_PRESETS, RECOMMENDED, preset_solver
+from cbeal.experiments.methods import METHODS, Builder
+from cbeal.experiments.skactiveml_check import SkactivemlAgent
+from cbeal.experiments.suite.peers import RiverEntropyAgent, SkactivemlPALAgent
+from cbeal.models import CbeAL, SingleAgentLearner, StreamLearner
+
+__all__ = ["CANDIDATES", "Candidate", "Strategy", "strategies", "strategy"]
+
+AgentPool = Callable[[float], list[tuple[str, Agent]]]
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """A row of the suite's tables; ``group`` is ``agent`` (one cbeal agent alone),
+    ``cbeal`` (a paper preset), ``baseline`` (cbeal's implementation of a benchmark),
+    ``peer`` (another library's implementation), ``candidate`` (a configuration tried on
+    the development part) or ``recommended``."""
+
+    name: str
+    group: str
+    build: Builder
+
+
+def _peer(name: str, make: Callable[[float], Agent]) -> Strategy:
+    def build(est: Any, budget: int, n_stream: int, seed: int) -> StreamLearner:
+        return SingleAgentLearner(
+            agent=make(budget / n_stream),
+            name=name,
+            epsilon=0.0,
+            estimator=est,
+            budget=budget,
+            random_state=seed,
+        )
+
+    return Strategy(name, "peer", build)
+
+
+# ----------------------------------------------------------------- beyond-the-paper pools
+def _paper6(b: float) -> list[tuple[str, Agent]]:
+    return [(n, single_agent(n)) for n in ("LD1", "RAL1", "LD2", "RAL2", "SPF1", "RAL3")]
+
+
+def _paper6_wide_ld(b: float) -> list[tuple[str, Agent]]:
+    # δ_L × 10: LD's probability min(1, lsf / (L δ_L)) stops being almost binary
+    return [
+        ("LD1", LowDensityAgent(window_size=100, sparsity_fraction=0.1)),
+        ("RAL1", single_agent("RAL1")),
+        ("LD2", LowDensityAgent(window_size=150, sparsity_fraction=0.05)),
+        ("RAL2", single_agent("RAL2")),
+        ("SPF1", SpaceFillingAgent(window_size=60)),
+        ("RAL3", single_agent("RAL3")),
+    ]
+
+
+def _winners(b: float) -> list[tuple[str, Agent]]:
+    # the paper's best pair plus fixed-threshold uncertainty (US)
+    return [
+        ("LD2", single_agent("LD2")),
+        ("RAL1", single_agent("RAL1")),
+        ("US", UncertaintyAgent(threshold=0.7)),
+    ]
+
+
+def _paced(b: float) -> list[tuple[str, Agent]]:
+    # adds variable uncertainty (paced to b) and a uniform expert: random sampling at rate
+    # b, the expert Exp4.P's guarantee assumes is in the pool
+    return [
+        ("LD2", single_agent("LD2")),
+        ("RAL1", single_agent("RAL1")),
+        ("VU", VariableUncertaintyAgent(budget_fraction=b)),
+        ("RS", RandomAgent(rate=b)),
+    ]
+
+
+def _exploit(b: float) -> list[tuple[str, Agent]]:
+    return [
+        ("RAL1", single_agent("RAL1")),
+        ("RAL3", single_agent("RAL3")),
+        ("VU", VariableUncertaintyAgent(budget_fraction=b)),
+        ("RS", RandomAgent(rate=b)),
+    ]
+
+
+def _uncertain(b: float) -> list[tuple[str, Agent]]:
+    # the strategies that won the first development run as agents: RAL, entropy sampling,
+    # variable uncertainty
+    return [
+        ("RAL1", single_agent("RAL1")),
+        ("RAL2", single_agent("RAL2")),
+        ("ENT", EntropyAgent(budget_fraction=b)),
+        ("VU", VariableUncertaintyAgent(budget_fraction=b)),
+    ]
+
+
+def _ent_explore(b: float) -> list[tuple[str, Agent]]:
+    # entropy sampling and RAL for exploitation, LD2 and the uniform expert for exploration
+    return [
+        ("ENT", EntropyAgent(budget_fraction=b)),
+        ("RAL1", single_agent("RAL1")),
+        ("LD2", single_agent("LD2")),
+        ("RS", RandomAgent(rate=b)),
+    ]
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A CbeAL configuration: an agent pool (a function of the budget share) and options.
+
+    ``role`` is ``"ablation"`` (one factor of the paper's CBEAL-6 changed, to measure why it
+    loses) or ``"candidate"`` (eligible as the recommended preset).
+    """
+
+    name: str
+    role: str
+    pool: AgentPool
+    solver: dict[str, Any] = field(default_factory=dict)
+    penalty: float = -0.5
+    epsilon: float = 0.01
+    paced: bool = False
+
+    def build(self, est: Any, budget: int, n_stream: int, seed: int) -> StreamLearner:
+        # paced: the label-rate budget allows floor(b t) labels after t samples, at most B
+        b = budget / n_stream
+        return CbeAL(
+            agents=self.pool(b),
+            solver=Exp4P(**self.solver),
+            epsilon=self.epsilon,
+            penalty=self.penalty,
+            estimator=est,
+            budget=LabelRate(rate=b, total=budget) if self.paced else budget,
+            random_state=seed,
+        )
+
+
+_FAST = {"eta": 0.2, "ewma": False}
+CANDIDATES: tuple[Candidate, ...] = (
+    Candidate("A:step0.2", "ablation", _paper6, {"eta": 0.2}),
+    Candidate("A:noEWMA", "ablation", _paper6, {"ewma": False}),
+    Candidate("A:penalty-0.05", "ablation", _paper6, penalty=-0.05),
+    Candidate("A:LDx10", "ablation", _paper6_wide_ld),
+    Candidate("A:rate", "ablation", _paper6, paced=True),
+    Candidate("C:6-fast", "candidate", _paper6, _FAST),
+    Candidate("C:winners-fast", "candidate", _winners, _FAST),
+    Candidate("C:paced-fast", "candidate", _paced, _FAST),
+    Candidate("C:paced-step0.05", "candidate", _paced, {"eta": 0.05, "ewma": False}),
+    Candidate("C:paced-ewma", "candidate", _paced, {"eta": 0.2}),
+    Candidate("C:exploit-fast", "candidate", _exploit, _FAST),
+    # added after the first development run, with the lead's label-rate budget and the
+    # entropy agent (before any evaluation-part number existed)
+    Candidate("C:paced-fast-rate", "candidate", _paced, _FAST, paced=True),
+    Candidate("C:exploit-fast-rate", "candidate", _exploit, _FAST, paced=True),
+    Candidate("C:uncertain-fast", "candidate", _uncertain, _FAST),
+    Candidate("C:uncertain-fast-rate", "candidate", _uncertain, _FAST, paced=True),
+    Candidate("C:ent-explore-fast", "candidate", _ent_explore, _FAST),
+    Candidate("C:ent-explore-fast-rate", "candidate", _ent_explore, _FAST, paced=True),
+)
+
+
+def _all() -> dict[str, Strategy]:
+    out: dict[str, Strategy] = {}
+    for name in ("LD1", "LD2", "LD3", "SPF1", "RAL1", "RAL2", "RAL3", "RAL4"):
+        out[name] = Strategy(name, "agent", _method(name))
+    # cbeal's entropy agent alone (ε = 0), so that "the best single agent" covers every
+    # agent a candidate pool may hold
+    out["ENT"] = Strategy("ENT", "agent", _entropy_alone)
+    for name in ("CBEAL-2", "CBEAL-4", "CBEAL-4*", "CBEAL-6", "CBEAL-8"):
+        out[name] = Strategy(name, "cbeal", _method(name))
+    for name in ("RS", "US", "VariableUncertainty", "Split", "DBALStream", "QBC-PYP"):
+        out[name] = Strategy(name, "baseline", _method(name))
+    peers = [
+        _peer(
+            "VariableUncertainty (skactiveml)",
+            lambda b: SkactivemlAgent(strategy="VariableUncertainty", budget_fraction=b),
+        ),
+        _peer("Split (skactiveml)", lambda b: SkactivemlAgent(strategy="Split", budget_fraction=b)),
+        _peer(
+            "StreamDensityBasedAL (skactiveml)",
+            lambda b: SkactivemlAgent(strategy="DBALStream", budget_fraction=b),
+        ),
+        _peer(
+            "StreamProbabilisticAL (skactiveml)", lambda b: SkactivemlPALAgent(budget_fraction=b)
+        ),
+        _peer("EntropySampler (river)", lambda b: RiverEntropyAgent(budget_fraction=b)),
+    ]
+    out.update({p.name: p for p in peers})
+    for c in CANDIDATES:
+        out[c.name] = Strategy(c.name, c.role, c.build)
+    out[RECOMMENDED] = Strategy(RECOMMENDED, "recommended", _recommended)
+    return out
+
+
+def _recommended(est: Any, budget: int, n_stream: int, seed: int) -> StreamLearner:
+    # the registered preset itself, exactly as a user gets it
+    return CbeAL(
+        agents=preset_pool(RECOMMENDED, budget / n_stream),
+        solver=preset_solver(RECOMMENDED),
+        epsilon=EXTENDED_PRESETS[RECOMMENDED]["epsilon"],
+        estimator=est,
+        budget=budget,
+        random_state=seed,
+    )
+
+
+def _entropy_alone(est: Any, budget: int, n_stream: int, seed: int) -> StreamLearner:
+    return SingleAgentLearner(
+        agent=EntropyAgent(budget_fraction=budget / n_stream),
+        name="ENT",
+        epsilon=0.0,
+        estimator=est,
+        budget=budget,
+        random_state=seed,
+    )
+
+
+def _method(name: str) -> Builder:
+    build = METHODS[name].build
+    assert build is not None
+    return build
+
+
+def strategies(groups: tuple[str, ...] | None = None) -> dict[str, Strategy]:
+    """The strategies of `groups` (all when None), in table order.
+
+    >>> [s for s in strategies(("agent",))]
+    ['LD1', 'LD2', 'LD3', 'SPF1', 'RAL1', 'RAL2', 'RAL3', 'RAL4', 'ENT']
+    """
+    table = _all()
+    return {k: v for k, v in table.items() if groups is None or v.group in groups}
+
+
+def strategy(name: str) -> Strategy:
+    """One strategy by name."""
+    table = _all()
+    if name not in table:
+        raise ValueError(f"unknown strategy {name!r}; choose from {list(table)}")
+    return table[name]

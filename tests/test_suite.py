@@ -1,0 +1,156 @@
+"""The benchmark suite: workloads, analysis formulas, peers, appendix checks, quick profile."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cbeal.core import Context
+from cbeal.experiments.suite.analysis import cell_table, goal, mean_ranks, paired
+from cbeal.experiments.suite.data import Workload, read_keel
+from cbeal.experiments.suite.scenarios import PROFILES, WORKLOADS, workload
+
+pd = pytest.importorskip("pandas")
+
+
+# ------------------------------------------------------------------------- workloads
+def test_workload_ids_unique_and_parts_disjoint_and_balanced() -> None:
+    parts = [p for _, p in WORKLOADS.values()]
+    assert set(parts) == {"dev", "eval"} and parts.count("dev") == parts.count("eval")
+    fams = {p: {w.family for w, q in WORKLOADS.values() if q == p} for p in ("dev", "eval")}
+    assert fams["dev"] == fams["eval"]  # every kind of data on both sides
+    assert set(PROFILES["dev"].workloads) == {k for k, (_, p) in WORKLOADS.items() if p == "dev"}
+    assert set(PROFILES["quick"].workloads) <= set(PROFILES["dev"].workloads)
+
+
+def test_split_is_seeded_and_versioned() -> None:
+    w = workload("uci-steel")
+    a, b = w.split(1), w.split(1)
+    assert np.array_equal(a.X_stream, b.X_stream) and np.array_equal(a.y_test, b.y_test)
+    assert not np.array_equal(a.X_stream, w.split(2).X_stream)
+    w2 = Workload(id=w.id, family=w.family, source=w.source, version="v2")
+    assert w2.seed(1) != w.seed(1)
+
+
+def test_shuffled_split_has_every_class_in_d0_and_no_overlap() -> None:
+    s = workload("sk-wine").split(0)
+    assert set(s.y0) == {0, 1, 2}
+    rows = np.vstack([s.X0, s.X_stream, s.X_test])
+    assert np.unique(rows, axis=0).shape[0] == rows.shape[0]
+
+
+def test_ordered_split_tests_after_the_stream() -> None:
+    pytest.importorskip("river")
+    s = workload("drift-sea-abrupt").split(0)
+    assert s.X0.shape[0] == 20 and s.X_stream.shape[0] == 1000 and s.X_test.shape[0] == 500
+
+
+def test_read_keel(tmp_path: Path) -> None:
+    f = tmp_path / "toy.dat"
+    f.write_text("1.0, 2.0, negative\n3.5,4, positive\n\n")
+    X, y = read_keel(f)
+    assert X.tolist() == [[1.0, 2.0], [3.5, 4.0]] and y.tolist() == [0, 1]
+
+
+# ------------------------------------------------------------------------- analysis
+def _frame() -> object:
+    # two cells; A beats B beats C in the first, B = C > A in the second
+    rows = []
+    for wl, vals in (
+        ("w1", {"A": 0.9, "B": 0.8, "C": 0.7}),
+        ("w2", {"A": 0.5, "B": 0.6, "C": 0.6}),
+    ):
+        for rep, noise in enumerate((-0.01, 0.01)):
+            for s, v in vals.items():
+                rows.append(
+                    {
+                        "workload": wl,
+                        "learner": "logreg",
+                        "budget_share": 0.1,
+                        "strategy": s,
+                        "replication": rep,
+                        "balanced_accuracy": v + noise,
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def test_ranks_and_paired_by_hand() -> None:
+    table = cell_table(_frame())
+    ranks = mean_ranks(table)
+    assert ranks.to_dict() == pytest.approx({"A": 2.0, "B": 1.75, "C": 2.25})
+    p = paired(table, "A")
+    assert (p.loc["B", "wins"], p.loc["B", "losses"], p.loc["C", "wins"]) == (1, 1, 1)
+    assert p.loc["B", "mean_diff"] == pytest.approx(0.0)
+    assert p.loc["C", "mean_diff"] == pytest.approx(0.05)
+    assert p.loc["C", "se"] == pytest.approx(np.std([0.2, -0.1], ddof=1) / np.sqrt(2))
+
+
+def test_goal_checks() -> None:
+    table = cell_table(_frame()).rename(columns={"B": "RS", "C": "RAL1"})
+    g = goal(table, "A", ["RAL1"], rs="RS")
+    assert g.share_ge_best_agent == 0.5 and g.share_above_rs == 0.5
+    assert not g.best_rank and g.rank_position == 2 and not g.met
+
+
+# ------------------------------------------------------------------------- peers
+def test_river_entropy_sampler_spends_about_its_budget() -> None:
+    pytest.importorskip("river")
+    from cbeal.experiments.suite.peers import RiverEntropyAgent
+
+    rng = np.random.default_rng(0)
+    agent = RiverEntropyAgent(budget_fraction=0.1).fit(np.zeros((1, 2)), rng)
+    asks = []
+    for p in rng.uniform(0.5, 1.0, size=3000):
+        asks.append(agent.advise_one(Context(np.zeros(2), np.array([p, 1 - p]))))
+    rate = float(np.mean(asks[1000:]))
+    assert 0.07 < rate < 0.13, rate  # river's default discount 3 alone asks ≈ 40 %
+
+
+# ------------------------------------------------------------------------- appendix
+def test_ld_appendix_formula_matches_monte_carlo_where_it_should() -> None:
+    from cbeal.experiments.suite.appendix import ld_analytic, ld_monte_carlo
+
+    # a remote cluster: every member finds x_t farther than its window mates
+    raw, capped = ld_analytic(20, 200.0)
+    mc_capped, mc_raw = ld_monte_carlo(20, 200.0, reps=20)
+    assert raw == pytest.approx(1 / 0.05, rel=1e-3) and mc_raw == pytest.approx(20.0)
+    assert capped == pytest.approx(1.0) and mc_capped == 1.0
+    # same cluster, small window: the independence approximation misses the dependence
+    # of a member's distances, but both are far below the cap
+    raw0, _ = ld_analytic(10, 0.0)
+    mc0_capped, mc0_raw = ld_monte_carlo(10, 0.0, reps=300)
+    assert raw0 == pytest.approx(2.0, rel=0.02)  # P = 1/L by symmetry, over δ_L
+    assert 1.0 < mc0_raw < 3.0 and mc0_capped < 0.7
+
+
+# ------------------------------------------------------------------------- quick profile
+def test_quick_profile_runs_resumes_and_reports(tmp_path: Path) -> None:
+    pytest.importorskip("river")
+    pytest.importorskip("skactiveml")
+    pytest.importorskip("matplotlib")
+    from cbeal.experiments.suite.pipeline import benchmark
+    from cbeal.experiments.suite.strategies import strategies
+
+    res = benchmark("quick", tmp_path, n_jobs=2, progress=False)
+    frame = pd.read_csv(res["results"])
+    prof = PROFILES["quick"]
+    names = list(strategies(prof.groups))
+    runs = frame[frame["budget_share"].notna()]
+    assert set(runs["strategy"]) == set(names)
+    assert len(runs) == len(names) * len(prof.workloads)
+    assert (runs["n_acquired"] <= runs["budget"]).all()
+    assert runs["balanced_accuracy"].between(0, 1).all()
+    assert runs["prequential_auc"].between(0, 1).all()
+    assert {"cbeal_version", "git_sha", "seed"} <= set(frame.columns)
+    assert (tmp_path / "tables" / "quick.md").read_text().count("| RS |") >= 1
+    assert (tmp_path / "figures" / "quick_dev_ranks.png").stat().st_size > 10_000
+    # resumable: a second run finds every row done and changes nothing
+    task = next((tmp_path / "runs").rglob("*.json"))
+    before = json.loads(task.read_text())
+    again = benchmark("quick", tmp_path, n_jobs=1, progress=False, figures=False)
+    assert again["seconds"] < res["seconds"]
+    assert json.loads(task.read_text()) == before
