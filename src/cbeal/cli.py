@@ -332,7 +332,7 @@ def build_parser() -> argparse.ArgumentParser:
     cols.add_argument("--features", default=None, help="feature columns, e.g. a,b,c "
                       "(default: every numeric column)")
     cols.add_argument("--drop", default=None, help="columns to leave out, e.g. batch,operator")
-    run.add_argument("--id", default=None, metavar="COL[,COL]",
+    run.add_argument("--id", "--ids", default=None, metavar="COL[,COL]",
                      help="part or batch id columns, copied into trace.csv (never features)")
     agents = run.add_mutually_exclusive_group()
     agents.add_argument("--preset", default="CBEAL-6", help="CBEAL-2, -4, -4*, -6 or -8")

@@ -89,26 +89,37 @@ def run_tasks(
         raise ParameterError(f"`cluster` needs the dask or ray backend, not {backend!r}")
     workers = n_jobs if n_jobs > 0 else os.cpu_count() or 1
     stop = _connect(backend, cluster, workers)
-    # Ray's joblib backend hands results back in submission order only
-    order = "generator" if backend == "ray" else "generator_unordered"
+    bar = tqdm(total=len(tasks), disable=not progress, unit="task", desc=desc)
     try:
-        jobs = (delayed(fn)(*task) for task in tasks)
-        with parallel_config(backend=backend, n_jobs=n_jobs):
-            results = Parallel(return_as=order)(jobs)
-            for _ in tqdm(results, total=len(tasks), disable=not progress, unit="task",
-                          desc=desc):
-                pass
+        if backend == "ray":  # Ray's joblib backend cannot stream results: use Ray itself
+            _run_ray(fn, tasks, bar)
+        else:
+            jobs = (delayed(fn)(*task) for task in tasks)
+            with parallel_config(backend=backend, n_jobs=n_jobs):
+                for _ in Parallel(return_as="generator_unordered")(jobs):
+                    bar.update(1)
     finally:
+        bar.close()
         stop()
+
+
+def _run_ray(fn: Callable[..., Any], tasks: Sequence[tuple[Any, ...]], bar: Any) -> None:
+    """One Ray task per task, one CPU each; results are counted as they finish."""
+    import ray
+
+    remote = ray.remote(num_cpus=1)(fn)
+    pending = [remote.remote(*task) for task in tasks]
+    while pending:
+        done, pending = ray.wait(pending, num_returns=1)
+        ray.get(done)  # re-raises a task's error here
+        bar.update(len(done))
 
 
 def _connect(backend: str, cluster: str | None, workers: int) -> Callable[[], None]:
     """Connect to (or start) the cluster of `backend`; returns what shuts down what we started."""
     if backend == "ray":
         import ray
-        from ray.util.joblib import register_ray
 
-        register_ray()
         if ray.is_initialized():
             return lambda: None
         if cluster is None:  # a local cluster sized like loky's pool, without the dashboard

@@ -114,7 +114,7 @@ def extend_initial(y_train: np.ndarray, initial: int) -> tuple[int, str | None]:
     if need <= max(initial, y_train.size // 2):
         return need, (f"D0 was extended from the first {initial} to the first {need} training "
                       f"rows so that it holds every class (the first `{last}` is training row "
-                      f"{need}); set `initial` to change where D0 starts from.")
+                      f"{need}).")
     return initial, (f"D0 (the first {initial} training rows) holds no {names}: the first "
                      f"`{last}` is training row {need} of {y_train.size}, and extending D0 that "
                      "far would leave less than half of the training rows for the stream. The "
