@@ -128,8 +128,7 @@ def figure_reward(path: Path, learner: str, seed: int = 0) -> None:
     fig, ax = plt.subplots(figsize=(9, 4))
     plot_cumulative_reward(traces, ax, title="Cumulative reward, scenario S01 "
                            "(n = 500, ds = 0 %, sp = 30 %, pc = 10 %)\n+1 per label the "
-                           "model had wrong, −0.5 per label it had right: falling = most labels "
-                           "asked for were already right")
+                           "model had wrong, −0.5 per label it already had right")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
