@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import signal
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -203,6 +205,18 @@ def test_progress_bars_are_labelled_by_method(data: Path, tmp_path: Path,
     err = capsys.readouterr().err
     for name in ("CBEAL-6", "RS", "US"):
         assert f"{name}: 100%" in err, err
+
+
+@pytest.mark.parametrize("terminal", [True, False])
+def test_progress_shows_by_itself_on_a_terminal_for_a_long_run(
+        data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str], terminal: bool) -> None:
+    runner = importlib.import_module("cbeal.tablerun.run")  # the module, not run()
+    monkeypatch.setattr(runner, "PROGRESS_AFTER", 0.0)  # every run is "long"
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: terminal)
+    assert cli(data, tmp_path / "rep", "--time", "when", "--compare", "RS") == 0
+    err = capsys.readouterr().err
+    assert ("CBEAL-6: 100%" in err and "RS: 100%" in err) == terminal, err
 
 
 # ---------------------------------------------------------------------- --initial, --repeats, --id
