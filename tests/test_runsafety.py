@@ -162,7 +162,7 @@ def test_estimate_grows_with_the_square_of_the_labels() -> None:
     every = est.suggest()
     assert every is not None and every > 1 and est.seconds(every) <= LONG_RUN
     lines = est.lines()
-    assert lines[0].startswith("warning: this run will take about")
+    assert lines[0].startswith("warning: this run may take up to about")
     assert f"--refit-every {every}" in lines[1]
     short = Estimate(**{**est.__dict__, "budget": 50, "n_stream": 500})
     assert not short.long and short.lines() == []
@@ -185,7 +185,7 @@ def test_long_run_warning_names_refit_every(data: Path, tmp_path: Path,
     monkeypatch.setattr("cbeal.tablerun.estimate.LONG_RUN", 1e-6)  # everything is long
     assert quick(data, tmp_path / "rep") == 0
     err = capsys.readouterr().err
-    assert "cbeal: warning: this run will take about" in err and "--refit-every" in err
+    assert "cbeal: warning: this run may take up to about" in err and "--refit-every" in err
 
 
 def test_refit_every_retrains_less_and_once_at_the_end(data: Path) -> None:

@@ -103,17 +103,19 @@ class Estimate:
         if total <= LONG_RUN:
             return []
         refits = self.budget // self.refit_every
-        text = [f"warning: this run will take about {_duration(total)} "
-                f"({len(self.per_sample)} stream method(s) × {self.repeats} repeat(s); up to "
-                f"{refits} refits of the learner each, on up to {self.n_initial + self.budget} "
-                f"labelled rows, one fit of {self.n_initial + self.budget} rows taking about "
-                f"{self.fit.seconds(self.n_initial + self.budget):.2f} s)."]
+        n = self.n_initial + self.budget
+        text = [f"warning: this run may take up to about {_duration(total)}, if every method "
+                f"spends its whole budget ({len(self.per_sample)} stream method(s) × "
+                f"{self.repeats} repeat(s), each up to {refits} refits of the learner on up to "
+                f"{n} labelled rows; one fit of {n} rows takes about "
+                f"{self.fit.seconds(n):.2f} s). Progress bars underestimate the time left: "
+                "refits get slower as labels accumulate."]
         every = self.suggest()
-        if every is not None:
-            text.append(f"hint: --refit-every {every} (retrain after every {every} labels "
-                        f"instead of every {self.refit_every}) would take about "
-                        f"{_duration(self.seconds(every))}; a smaller --budget or fewer "
-                        "--compare methods also help. Press Ctrl-C to stop.")
+        hint = (f"--refit-every {every} (retrain after every {every} labels instead of every "
+                f"{self.refit_every}) would take up to about {_duration(self.seconds(every))}; "
+                if every is not None else "")
+        text.append(f"hint: {hint}a smaller --budget or fewer --compare methods also help. "
+                    "Ctrl-C stops the run and leaves any previous report as it was.")
         return text
 
 
