@@ -197,12 +197,13 @@ def plot_decision_boundaries(
 def plot_label_requests(trace: Trace, ax: Any = None, *, title: str = "", positive: Any = None,
                         time: Any = None, time_label: str | None = None) -> Any:
     """When labels were asked: one tick per acquisition, one row per true class, the
-    failure class (``positive``; default the largest label) on top, in red."""
+    failure class (``positive``; default: the larger of two labels, none for more classes)
+    on top, in red."""
     ax = _axes(ax)
     x = _x(len(trace), time)
     t = np.flatnonzero(trace.acquired)
     classes = np.unique(trace.y_true).tolist()
-    pos = max(classes) if positive is None else positive
+    pos = positive if positive is not None else max(classes) if len(classes) == 2 else None
     rows = [c for c in classes if c != pos] + ([pos] if pos in classes else [])
     colors = _class_colors(classes, pos)
     for row, cls in enumerate(rows):
