@@ -25,6 +25,7 @@ The protocol (also written into every report):
 
 from __future__ import annotations
 
+import copy
 import functools
 import sys
 import time
@@ -78,9 +79,7 @@ class Plan:
             estimator=make_learner(self.learner), budget=self.budget,
             classes=list(self.classes), preprocessor=self.split.preprocessor,
             refit_every=self.options.refit_every, random_state=seed)
-        if method == self.name:
-            import copy
-
+        if method == self.name:  # fresh agents: a model's agents carry their state
             return CbeAL.from_agents(copy.deepcopy(self.agents), **common)
         from cbeal.baselines import baseline_agent
 
