@@ -9,19 +9,31 @@ import pytest
 
 from cbeal.cli import build_parser, main
 
-COMMANDS = ["demo", "reproduce", "run", "casestudy"]
+
+def _subcommands(parser: argparse.ArgumentParser, prefix: tuple[str, ...] = ()
+                 ) -> dict[tuple[str, ...], argparse.ArgumentParser]:
+    """Every (nested) subcommand, e.g. ("run",) and ("token", "create")."""
+    found = {}
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                found[(*prefix, name)] = sub
+                found.update(_subcommands(sub, (*prefix, name)))
+    return found
+
+
+SUBCOMMANDS = _subcommands(build_parser())
+COMMANDS = [" ".join(k) for k in SUBCOMMANDS]
 
 
 def subparser(name: str) -> argparse.ArgumentParser:
-    parser = build_parser()
-    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    return action.choices[name]
+    return SUBCOMMANDS[tuple(name.split())]
 
 
 @pytest.mark.parametrize("command", [None, *COMMANDS])
 def test_help_is_plain_text(command: str | None, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as stop:
-        main([command, "--help"] if command else ["--help"])
+        main([*command.split(), "--help"] if command else ["--help"])
     assert stop.value.code == 0
     text = capsys.readouterr().out
     assert text.startswith("usage: cbeal")
@@ -35,7 +47,7 @@ def test_every_option_has_help_and_a_visible_default(command: str) -> None:
     sub = subparser(command)
     text = sub.format_help()
     for action in sub._actions:
-        if isinstance(action, argparse._HelpAction):
+        if isinstance(action, (argparse._HelpAction, argparse._SubParsersAction)):
             continue
         assert action.help, f"{command} {action.option_strings} has no help"
         shown = action.default not in (None, argparse.SUPPRESS)
