@@ -43,3 +43,21 @@ def test_cluster_backends_match_loky(backend: str, loky: pd.DataFrame, tmp_path:
 def test_cluster_address_needs_a_cluster_backend() -> None:
     with pytest.raises(ValueError, match="dask or ray"):
         run_tasks(print, [], backend="loky", cluster="tcp://127.0.0.1:8786")
+
+
+def _touch(folder: str, name: str) -> None:
+    (Path(folder) / name).write_text(name)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("distributed") is None,
+                    reason="pip install cbeal[dask]")
+def test_an_existing_dask_cluster_is_used_and_left_running(tmp_path: Path) -> None:
+    from dask.distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=1, processes=False, dashboard_address=None) as cluster:
+        tasks = [(str(tmp_path), f"task{i}") for i in range(4)]
+        run_tasks(_touch, tasks, backend="dask", cluster=cluster.scheduler_address,
+                  progress=False)
+        assert sorted(p.name for p in tmp_path.iterdir()) == [f"task{i}" for i in range(4)]
+        with Client(cluster.scheduler_address) as client:  # still up: we closed our client only
+            assert client.submit(sum, [1, 2]).result() == 3
