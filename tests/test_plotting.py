@@ -60,3 +60,34 @@ def test_decision_boundaries() -> None:
     xs, ys = line.get_xdata(), line.get_ydata()
     np.testing.assert_allclose(xs + ys, 1.0)  # x + y − 1 = 0
     plt.close("all")
+
+
+@pytest.mark.parametrize(("names", "positive"), [(("ok", "fail"), "fail"),
+                                                 (("fail", "pass"), "pass")])
+def test_the_failure_class_is_red_whatever_its_name(trace: object, names: tuple[str, str],
+                                                    positive: str) -> None:
+    import dataclasses
+
+    from matplotlib.colors import to_hex
+
+    from cbeal.plotting import FAILURE, PASS, plot_label_requests
+
+    y = np.where(trace.y_true == 1, names[1], names[0])  # type: ignore[attr-defined]
+    tr = dataclasses.replace(trace, y_true=y)  # type: ignore[type-var]
+    ax = plot_label_requests(tr, positive=positive)
+    rows = [t.get_text().split(" ")[0] for t in ax.get_yticklabels()]
+    colors = [to_hex(line.get_color()) for line in ax.get_lines()]
+    assert rows[-1] == positive and colors[-1] == FAILURE and colors[0] == PASS
+    plt.close("all")
+
+
+def test_stream_plots_draw_against_time(trace: object) -> None:
+    from cbeal.plotting import plot_run
+
+    n = len(trace)  # type: ignore[arg-type]
+    stamps = np.datetime64("2025-03-01T06:00") + np.arange(n).astype("timedelta64[m]")
+    fig = plot_run(trace, time=stamps, time_label="time (column ts)")  # type: ignore[arg-type]
+    bottom = fig.axes[-1]
+    assert bottom.get_xlabel() == "time (column ts)"
+    line = bottom.get_lines()[0]
+    assert np.asarray(line.get_xdata())[0] == stamps[0]

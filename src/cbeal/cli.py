@@ -1,7 +1,6 @@
-"""Command line: ``cbeal demo`` runs CbeAL-6 on a built-in simulated stream; ``cbeal run`` runs
-CbeAL on your own CSV/Parquet file and writes a report folder; ``cbeal casestudy`` runs the
-case study on bundled SECOM or AI4I data; ``cbeal reproduce`` the simulation study;
-``cbeal benchmark`` the label-efficiency suite."""
+"""The command line, the only module that knows flags: ``cbeal demo``, ``run``, ``casestudy``,
+``reproduce``, ``benchmark`` and the service's commands (see :data:`DESCRIPTION`). Library errors name parameters in backticks
+(`test_fraction`); :func:`_as_flags` turns them into flags (--test-fraction)."""
 
 from __future__ import annotations
 
@@ -10,6 +9,7 @@ import re
 import sys
 import time
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -67,7 +67,8 @@ def _reproduce(args: argparse.Namespace) -> int:
 
     gens = tuple(args.generators.split(",")) if args.generators else None
     result = reproduce(args.profile, Path(args.out), learner=args.learner, generators=gens,
-                       n_jobs=args.jobs, backend=args.backend, progress=args.progress)
+                       n_jobs=args.jobs, backend=args.backend, cluster=args.cluster,
+                       progress=args.progress)
     for gen, info in result.items():
         print(f"generator {gen}: {info['seconds']:.0f} s; tables in "
               f"{Path(args.out) / f'tables_{gen}_{args.learner}' / 'tables.md'}")
@@ -79,24 +80,34 @@ def _reproduce(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from cbeal.reports.folder import check_out
     from cbeal.reports.tablerun import console_lines, write_report
-    from cbeal.tablerun import RunOptions, run
+    from cbeal.tablerun import RunOptions, execute, prepare
 
+    out = Path(args.out)
+    check_out(out)  # an unusable --out stops here, before any computation
     options = RunOptions(
         data=Path(args.data), label=args.label, time=args.time, features=args.features,
-        drop=args.drop, preset=args.preset, agents=args.agents, budget=args.budget,
-        learner=args.learner, initial=args.initial, test_fraction=args.test_fraction,
-        positive=args.positive, compare=args.compare, seed=args.seed, progress=args.progress,
+        drop=args.drop, ids=args.id, preset=args.preset, agents=args.agents,
+        budget=args.budget, learner=args.learner, initial=args.initial,
+        test_fraction=args.test_fraction, positive=args.positive, compare=args.compare,
+        seed=args.seed, repeats=args.repeats, refit_every=args.refit_every,
+        progress=args.progress,
     )
-    out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        raise ValueError(f"--out {args.out!r} is a file; name a folder for the report")
     try:
-        result = run(options)  # validates everything before the report folder exists
+        plan = prepare(options)  # validates everything before the report folder is touched
+        for line in plan.estimate.lines() if plan.estimate else []:
+            print(f"cbeal: {line}", file=sys.stderr)
+        result = execute(plan)
     except ImportError as exc:  # an optional extra (pandas) is missing: say what to install
         print(f"cbeal: error: {exc}", file=sys.stderr)
         return 2
-    report = write_report(result, out, fmt=args.format)
+    try:
+        report = write_report(result, out, fmt=args.format)
+    except OSError as exc:  # e.g. the disk filled up: the previous report is untouched
+        print(f"cbeal: error: could not write the report to {out} ({exc}); any previous "
+              "report there is unchanged", file=sys.stderr)
+        return 1
     print("\n".join(console_lines(result, report)))
     return 0
 
@@ -263,74 +274,169 @@ def _benchmark(args: argparse.Namespace) -> int:
     return 0
 
 
+DESCRIPTION = """cbeal: stream-based active learning for manufacturing (CbeAL).
+Commands: 'demo' runs CbeAL-6 on a built-in simulated stream; 'run' runs CbeAL on your
+own CSV/Parquet file and writes a report folder; 'casestudy' runs the paper's case study
+on bundled SECOM or AI4I data; 'reproduce' runs the paper's simulation study; 'benchmark'
+runs the label-efficiency suite; 'serve',
+'token', 'replay' and 'mqtt' run and feed the annotation service; 'data' exports a
+bundled dataset."""
+
+
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows each option's default, except where there is none to show (None)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.default is None or action.default is argparse.SUPPRESS:
+            return action.help
+        return super()._get_help_string(action)
+
+
+def _progress(parser: argparse.ArgumentParser, default: bool | None) -> None:
+    auto = " (default: shown on a terminal when the run takes more than a few seconds)"
+    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=default,
+                        help="show progress bars" + (auto if default is None else ""))
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="cbeal", description=__doc__)
-    parser.add_argument("--version", action="version", version=f"cbeal {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
-    demo = sub.add_parser("demo", help="run a preset on a built-in simulated stream")
-    demo.add_argument("--preset", default="CBEAL-6")
-    demo.add_argument("--learner", default="svm", help="svm, logreg, logreg-l1, random-forest, …")
+    from cbeal.experiments.tasks import BACKENDS
+
+    fmt = _HelpFormatter
+    parser = argparse.ArgumentParser(prog="cbeal", description=DESCRIPTION, formatter_class=fmt)
+    parser.add_argument("--version", action="version", version=f"cbeal {__version__}",
+                        help="print the version and exit")
+    sub = parser.add_subparsers(dest="command", required=True, title="commands")
+    demo = sub.add_parser("demo", help="run a preset on a built-in simulated stream",
+                          description="Run a CbeAL preset on the paper's simulated stream and "
+                          "print a short summary.", formatter_class=fmt)
+    demo.add_argument("--preset", default="CBEAL-6", help="CBEAL-2, -4, -4*, -6 or -8")
+    demo.add_argument("--learner", default="svm", help="svm, logreg, logreg-l1, random-forest, "
+                      "gradient-boosting")
     demo.add_argument("--n", type=int, default=1500, help="training samples (D0 + stream)")
     demo.add_argument("--pc", type=float, default=0.10, help="share of positives")
     demo.add_argument("--ds", type=float, default=0.0, help="share of flipped stream labels")
     demo.add_argument("--sp", type=float, default=0.30, help="share of useless features")
-    demo.add_argument("--seed", type=int, default=0)
-    demo.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
+    demo.add_argument("--seed", type=int, default=0, help="random seed (same seed, same run)")
+    _progress(demo, None)
     demo.set_defaults(func=_demo)
 
-    rep = sub.add_parser("reproduce", help="reproduce the paper's simulation study")
-    rep.add_argument("--profile", choices=("quick", "paper"), default="quick")
+    rep = sub.add_parser("reproduce", help="reproduce the paper's simulation study",
+                         description="Run every method of the paper's simulation study on the "
+                         "same seeded data sets and write result tables next to the paper's "
+                         "numbers. Resumable: finished runs are skipped.", formatter_class=fmt)
+    rep.add_argument("--profile", choices=("quick", "paper"), default="quick",
+                     help="quick: 4 scenarios x 2 replications; paper: 24 x 10, both generators")
     rep.add_argument("--out", default="reproduction", help="output folder (resumable)")
-    rep.add_argument("--learner", default="svm")
+    rep.add_argument("--learner", default="svm", help="svm, logreg, logreg-l1, random-forest, "
+                     "gradient-boosting")
     rep.add_argument("--generators", default=None, help="e.g. v1,v2 (default: the profile's)")
     rep.add_argument("--jobs", type=int, default=-1, help="parallel workers (-1: all cores)")
-    rep.add_argument("--backend", default="loky", help="joblib backend: loky, dask or ray")
-    rep.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True)
+    rep.add_argument("--backend", default="loky", choices=BACKENDS,
+                     help="where tasks run: local processes (loky), threads, or a Dask or Ray "
+                     "cluster")
+    rep.add_argument("--cluster", default=None, metavar="ADDRESS",
+                     help="address of a running cluster for --backend dask "
+                     "(tcp://host:8786) or ray (ray://host:10001 or auto); default: start a "
+                     "local one")
+    _progress(rep, True)
     rep.set_defaults(func=_reproduce)
 
     run = sub.add_parser("run", help="run CbeAL on your own CSV/Parquet file, write a report",
                          description="Stream the rows of a labelled table through CbeAL (the "
-                         "labels in the file act as the expert) and write a report folder.")
+                         "labels in the file act as the expert) and write a report folder. "
+                         "The report is written to a temporary folder and moved into place at "
+                         "the end: an interrupted or failed run leaves a previous report as it "
+                         "was.", formatter_class=fmt)
     run.add_argument("--data", required=True, help=".csv, .tsv, .txt, .parquet or .pq file")
     run.add_argument("--label", required=True, help="label column")
     run.add_argument("--out", default="cbeal-report", help="report folder")
-    run.add_argument("--time", default=None, help="column to order the rows by (else file order)")
+    run.add_argument("--time", default=None,
+                     help="column to order the rows by (default: file order)")
     cols = run.add_mutually_exclusive_group()
-    cols.add_argument("--features", default=None, help="feature columns, e.g. a,b,c")
-    cols.add_argument("--drop", default=None, help="columns to leave out, e.g. id,batch")
+    cols.add_argument("--features", default=None, help="feature columns, e.g. a,b,c "
+                      "(default: every numeric column)")
+    cols.add_argument("--drop", default=None, help="columns to leave out, e.g. batch,operator")
+    run.add_argument("--id", "--ids", default=None, metavar="COL[,COL]",
+                     help="part or batch id columns, copied into trace.csv (never features)")
     agents = run.add_mutually_exclusive_group()
-    agents.add_argument("--preset", default="CBEAL-6", help="CBEAL-2, -4, -4*, -6, -8")
+    agents.add_argument("--preset", default="CBEAL-6", help="CBEAL-2, -4, -4*, -6 or -8")
     agents.add_argument("--agents", default=None, help="e.g. LD2,RAL1 (instead of --preset)")
-    run.add_argument("--budget", default="10%", help="share of the stream (10%%, 0.1) or labels")
-    run.add_argument("--learner", default="logreg-l1", help="svm, logreg, logreg-l1, …")
-    run.add_argument("--initial", type=int, default=10, help="rows in D0 (labelled up front)")
+    run.add_argument("--budget", default="10%",
+                     help="labels to spend: a share of the stream (10%%, 0.1) or a count (50)")
+    run.add_argument("--learner", default="logreg-l1", help="logreg-l1, logreg, svm, "
+                     "random-forest, gradient-boosting")
+    run.add_argument("--refit-every", type=int, default=1, metavar="K",
+                     help="retrain the learner after every K labels (1: after each, as in the "
+                     "paper); a larger K makes long runs much faster")
+    run.add_argument("--initial", type=int, default=10,
+                     help="rows in D0, the labelled start; extended forward in time until it "
+                     "holds every class, when the file allows")
     run.add_argument("--test-fraction", type=float, default=0.3,
                      help="most recent share of rows held out for scoring (0: none)")
-    run.add_argument("--positive", default=None, help="positive class (default: the minority)")
+    run.add_argument("--positive", default=None,
+                     help="the failure class for F1, precision and recall (default: the "
+                     "minority class)")
     run.add_argument("--compare", default="RS", help="e.g. RS,US,DBALStream,QBC-PYP or none")
-    run.add_argument("--seed", type=int, default=0)
-    run.add_argument("--format", choices=("md", "html"), default="md")
-    run.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
+    run.add_argument("--seed", type=int, default=0, help="random seed (same seed, same run)")
+    run.add_argument("--repeats", type=int, default=1, metavar="N",
+                     help="run every method with N seeds (seed, seed+1, ...) and report mean "
+                     "+/- standard error and paired wins")
+    run.add_argument("--format", choices=("md", "html"), default="md",
+                     help="report.md (Markdown) or a self-contained report.html")
+    _progress(run, None)
     run.set_defaults(func=_run)
 
     case = sub.add_parser("casestudy", help="the paper's case study on bundled SECOM or AI4I data",
-                          description="Spec §8: contiguous test third with a random start, D0 = "
-                          "first 10 training samples, budgets 3-20 %%, 10 replications, L1 "
-                          "logistic regression and a random forest. Resumable.")
-    case.add_argument("--dataset", required=True, choices=("secom", "ai4i"))
-    case.add_argument("--learner", default="all", choices=("l1", "rf", "all"))
+                          description="The paper's case-study protocol: per replication a "
+                          "contiguous third of the samples with a random start is the test "
+                          "set, D0 is the first 10 training samples, budgets 3-20 % of the "
+                          "stream, 10 replications, L1 logistic regression and a random "
+                          "forest. Resumable.", formatter_class=fmt)
+    case.add_argument("--dataset", required=True, choices=("secom", "ai4i"),
+                      help="bundled data set")
+    case.add_argument("--learner", default="all", choices=("l1", "rf", "all"),
+                      help="L1 logistic regression, random forest, or both")
     case.add_argument("--out", default="casestudy", help="output folder (resumable)")
-    case.add_argument("--replications", type=int, default=None, help="default: 10")
-    case.add_argument("--budgets", default=None, help="e.g. 5,10 (%% of the stream; default all)")
-    case.add_argument("--methods", default=None, help="e.g. CBEAL-6,RS,Initial (default all)")
+    case.add_argument("--replications", type=int, default=10, help="replications per study")
+    case.add_argument("--budgets", default=None,
+                      help="e.g. 5,10 (%% of the stream; default: 3,5,10,15,20)")
+    case.add_argument("--methods", default=None, help="e.g. CBEAL-6,RS,Initial (default: all)")
     case.add_argument("--jobs", type=int, default=-1, help="parallel workers (-1: all cores)")
-    case.add_argument("--figures", action=argparse.BooleanOptionalAction, default=True)
-    case.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True)
+    case.add_argument("--figures", action=argparse.BooleanOptionalAction, default=True,
+                      help="draw the figures")
+    _progress(case, True)
     case.set_defaults(func=_casestudy)
+    _service_parsers(sub, fmt)
+    _benchmark_parser(sub, fmt)
+    return parser
+
+
+def _benchmark_parser(sub: Any, fmt: type[argparse.HelpFormatter]) -> None:
+    bench = sub.add_parser("benchmark", help="the label-efficiency suite (BENCHMARK.md)",
+                           description="Run every strategy on the suite's frozen workloads "
+                           "(quick: CI-sized; dev: development part with the candidate "
+                           "configurations; full: both parts). Resumable.", formatter_class=fmt)
+    bench.add_argument("--profile", choices=("quick", "dev", "full"), default="quick",
+                       help="which part of the suite")
+    bench.add_argument("--out", default="benchmark", help="output folder (resumable)")
+    bench.add_argument("--jobs", type=int, default=-1, help="parallel workers (-1: all cores)")
+    bench.add_argument("--figures", action=argparse.BooleanOptionalAction, default=True,
+                       help="draw the rank and paired figures")
+    bench.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True,
+                       help="show progress bars")
+    bench.add_argument("--appendix", action="store_true",
+                       help="instead: the appendix's agent characterization figures")
+    bench.add_argument("--appendix-reps", type=int, default=300,
+                       help="Monte Carlo draws per point of the appendix figures")
+    bench.set_defaults(func=_benchmark)
+
+
+def _service_parsers(sub: Any, fmt: type[argparse.HelpFormatter]) -> None:
+    """The annotation service's commands: serve, token, replay, mqtt; and data export."""
     serve = sub.add_parser("serve", help="run the annotation service (HTTP API)",
                            description="The annotation service: machines send samples, cbeal "
                            "decides, an expert labels the asked ones later. Needs "
-                           "pip install 'cbeal[service]'.")
+                           "pip install 'cbeal[service]'.", formatter_class=fmt)
     serve.add_argument("--db", default=None, help="database URL (default: sqlite file "
                        "cbeal-service.db here; or postgresql+psycopg://user@host/db)")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
@@ -353,16 +459,21 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--log-level", default="warning", help="uvicorn log level")
     serve.set_defaults(func=_serve)
 
-    token = sub.add_parser("token", help="manage API tokens of the service")
-    token_sub = token.add_subparsers(dest="action", required=True)
-    create = token_sub.add_parser("create", help="create a token (printed once)")
+    token = sub.add_parser("token", help="manage API tokens of the service",
+                           description="Manage the service's API tokens.", formatter_class=fmt)
+    token_sub = token.add_subparsers(dest="action", required=True, title="actions")
+    create = token_sub.add_parser("create", help="create a token (printed once)",
+                                  description="Create an API token; it is printed once and "
+                                  "only its hash is stored.", formatter_class=fmt)
     create.add_argument("--role", required=True, choices=("ingest", "annotate", "admin"),
                         help="what the token may do")
     create.add_argument("--name", default="cli", help="who uses it (shown in the audit)")
     create.add_argument("--db", default=None, help="database URL (as for cbeal serve)")
     create.set_defaults(func=_token)
 
-    rep_ = sub.add_parser("replay", help="stream a CSV/Parquet file into a running service")
+    rep_ = sub.add_parser("replay", help="stream a CSV/Parquet file into a running service",
+                          description="Send the rows of a file to a running service, as the "
+                          "machines of a line would.", formatter_class=fmt)
     rep_.add_argument("file", help=".csv or .parquet file, one row per part")
     rep_.add_argument("--stream", required=True, help="stream name")
     rep_.add_argument("--url", default="http://127.0.0.1:8000", help="service address")
@@ -386,7 +497,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     mq = sub.add_parser("mqtt", help="bridge an MQTT topic of samples into a stream",
                         description="Subscribe to a topic of samples ({\"id\", \"x\"} or "
-                        "{\"samples\": [...]}) and publish each decision to a reply topic.")
+                        "{\"samples\": [...]}) and publish each decision to a reply topic.",
+                        formatter_class=fmt)
     mq.add_argument("--broker", default="127.0.0.1:1883", help="MQTT broker host:port")
     mq.add_argument("--topic", required=True, help="topic the machines publish samples to")
     mq.add_argument("--reply", required=True, help="topic the decisions are published to")
@@ -395,11 +507,15 @@ def build_parser() -> argparse.ArgumentParser:
     mq.add_argument("--token", default=None, help="ingest token (default: $CBEAL_TOKEN)")
     mq.set_defaults(func=_mqtt)
 
-    lst = sub.add_parser("labelstudio", help="bridge a stream's tasks to Label Studio")
-    lst_sub = lst.add_subparsers(dest="action", required=True)
+    lst = sub.add_parser("labelstudio", help="bridge a stream's tasks to Label Studio",
+                         description="Print the labelling configuration of a stream for a "
+                         "Label Studio project, or push its open tasks there.",
+                         formatter_class=fmt)
+    lst_sub = lst.add_subparsers(dest="action", required=True, title="actions")
     for action, what in (("config", "print the labelling configuration for the project"),
                          ("push", "import open tasks into a Label Studio project")):
-        p = lst_sub.add_parser(action, help=what)
+        p = lst_sub.add_parser(action, help=what, description=what[0].upper() + what[1:] + ".",
+                               formatter_class=fmt)
         p.add_argument("--stream", required=True, help="stream name")
         p.add_argument("--url", default="http://127.0.0.1:8000", help="cbeal service address")
         p.add_argument("--token", default=None, help="cbeal token (default: $CBEAL_TOKEN)")
@@ -410,26 +526,12 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--limit", type=int, default=100, help="tasks per push")
         p.set_defaults(func=_labelstudio)
 
-    data = sub.add_parser("data", help="export a bundled dataset as a CSV file")
+    data = sub.add_parser("data", help="export a bundled dataset as a CSV file",
+                          description="Write a bundled dataset (SECOM or AI4I 2020) as a CSV "
+                          "file.", formatter_class=fmt)
     data.add_argument("dataset", choices=("secom", "ai4i"), help="which dataset")
     data.add_argument("--out", required=True, help="CSV file to write")
     data.set_defaults(func=_data)
-
-    bench = sub.add_parser("benchmark", help="the label-efficiency suite (BENCHMARK.md)",
-                           description="Run every strategy on the suite's frozen workloads "
-                           "(quick: CI-sized; dev: development part with the candidate "
-                           "configurations; full: both parts). Resumable.")
-    bench.add_argument("--profile", choices=("quick", "dev", "full"), default="quick")
-    bench.add_argument("--out", default="benchmark", help="output folder (resumable)")
-    bench.add_argument("--jobs", type=int, default=-1, help="parallel workers (-1: all cores)")
-    bench.add_argument("--figures", action=argparse.BooleanOptionalAction, default=True)
-    bench.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True)
-    bench.add_argument("--appendix", action="store_true",
-                       help="instead: the appendix's agent characterization figures")
-    bench.add_argument("--appendix-reps", type=int, default=300,
-                       help="Monte Carlo draws per point of the appendix figures")
-    bench.set_defaults(func=_benchmark)
-    return parser
 
 
 def _as_flags(message: str, parser: argparse.ArgumentParser, command: str) -> str:
@@ -445,11 +547,26 @@ def _as_flags(message: str, parser: argparse.ArgumentParser, command: str) -> st
     return re.sub(r"`([a-z_]+)`", repl, message)
 
 
+INTERRUPTED = {  # what an interruption leaves behind, per command
+    "run": "interrupted; nothing was written and any previous report in {out} is unchanged",
+    "reproduce": "interrupted; finished runs are kept in {out}: rerun the same command to "
+                 "resume",
+    "casestudy": "interrupted; finished replications are kept in {out}: rerun the same "
+                 "command to resume",
+    "demo": "interrupted",
+}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return int(args.func(args))
+    except KeyboardInterrupt:  # Ctrl-C: a short message, not a traceback; 130 = 128 + SIGINT
+        note = INTERRUPTED.get(args.command, "interrupted").format(
+            out=getattr(args, "out", ""))
+        print(f"\ncbeal: {note}", file=sys.stderr)
+        return 130
     except (ValueError, TypeError) as exc:
         print(f"cbeal: error: {_as_flags(str(exc), parser, args.command)}", file=sys.stderr)
         return 2

@@ -2,6 +2,12 @@
 
 Every function draws on a given Axes (or a new one) and returns it, so figures can be
 composed; nothing here computes results.
+
+Colours mean the same thing in every figure cbeal draws: the failure (positive) class is
+always :data:`FAILURE` (red) and passes :data:`PASS` (blue); red is used for nothing
+else, so series (agents, methods) take their colours from :data:`SERIES`, which has no red.
+Stream plots take an optional ``time`` array (one value per stream sample, numbers or
+``datetime64``) to draw against time instead of the position in the stream.
 """
 
 from __future__ import annotations
@@ -14,6 +20,9 @@ import numpy as np
 from cbeal.trace import Trace
 
 __all__ = [
+    "FAILURE",
+    "PASS",
+    "SERIES",
     "plot_acquisitions",
     "plot_budget",
     "plot_cumulative_reward",
@@ -24,6 +33,13 @@ __all__ = [
     "plot_weights",
 ]
 
+FAILURE = "#d62728"  # the failure class, everywhere
+PASS = "#1f77b4"  # the passing class
+# tab10 without its red (and without pink, too close to it), black last
+SERIES = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#7f7f7f", "#bcbd22",
+          "#17becf", "#000000")
+STREAM_AXIS = "stream position (sample number)"
+
 
 def _axes(ax: Any) -> Any:
     if ax is None:
@@ -33,64 +49,111 @@ def _axes(ax: Any) -> Any:
     return ax
 
 
-def plot_weights(trace: Trace, ax: Any = None, *, which: str = "after", title: str = "") -> Any:
-    """Standardized agent weights over the stream (``which``: before, exp4p or after)."""
+def _x(n: int, time: Any) -> np.ndarray:
+    """The x value of each of `n` stream samples: their times, or positions 0 … n−1."""
+    if time is None:
+        return np.arange(n)
+    x = np.asarray(time)
+    if x.shape[0] != n:
+        raise ValueError(f"time has {x.shape[0]} values for {n} stream samples")
+    return x
+
+
+def _stream_axis(ax: Any, x: np.ndarray, time: Any, label: str | None) -> None:
+    if x.size:
+        ax.set_xlim(x[0], x[-1])
+    ax.set_xlabel(label or ("time" if time is not None else STREAM_AXIS))
+
+
+def _class_colors(classes: list[Any], positive: Any) -> dict[Any, str]:
+    """Failure red, the other class blue (more classes: series colours)."""
+    others = [c for c in classes if c != positive]
+    colors = {c: (PASS if len(others) == 1 else SERIES[i % len(SERIES)])
+              for i, c in enumerate(others)}
+    if positive in classes:
+        colors[positive] = FAILURE
+    return colors
+
+
+def plot_weights(trace: Trace, ax: Any = None, *, which: str = "after", title: str = "",
+                 time: Any = None, time_label: str | None = None) -> Any:
+    """Standardized agent weights over the stream (``which``: before, exp4p or after).
+
+    Exploration agents (LD, SPF) are drawn solid, exploitation agents (RAL) dashed.
+    """
     ax = _axes(ax)
     w = {"before": trace.weights_before, "exp4p": trace.weights_exp4p,
          "after": trace.weights_after}[which]
+    x = _x(len(trace), time)
     for j, name in enumerate(trace.agent_names):
-        ax.plot(w[:, j], lw=1.0, label=name, ls="-" if name.startswith(("LD", "SPF")) else "--")
-    ax.axhline(1.0 / len(trace.agent_names), color="grey", lw=0.6, ls=":")
-    ax.set_xlabel("stream position t")
+        ax.plot(x, w[:, j], lw=1.1, label=name, color=SERIES[j % len(SERIES)],
+                ls="-" if name.startswith(("LD", "SPF")) else "--")
+    k = len(trace.agent_names)
+    ax.axhline(1.0 / k, color="grey", lw=0.6, ls=":")
+    if w.size:  # headroom above the lines for the legend strip
+        low, high = float(w.min()), float(w.max())
+        ax.set_ylim(low - 0.05 * (high - low + 1e-9), high + 0.35 * (high - low + 1e-9))
+    _stream_axis(ax, x, time, time_label)
     ax.set_ylabel("standardized weight")
     ax.set_title(title or "Agent weights")
-    ax.legend(ncol=min(6, len(trace.agent_names)), fontsize=7, loc="upper right")
+    ax.legend(ncol=min(8, k), fontsize=7, loc="upper left", frameon=False)
     return ax
 
 
-def plot_acquisitions(traces: Mapping[str, Trace], ax: Any = None, *, title: str = "") -> Any:
-    """One row of bars per method: when it asked for labels (dark: the sample was positive)."""
+def plot_acquisitions(traces: Mapping[str, Trace], ax: Any = None, *, title: str = "",
+                      positive: Any = None) -> Any:
+    """One row of ticks per method: when it asked for labels (red: the sample was a failure).
+
+    The number of labels is part of each row's name, so nothing is drawn outside the axes.
+    ``positive`` is the failure class (default: the largest label, 1 for 0/1 labels).
+    """
     ax = _axes(ax)
-    for row, tr in enumerate(traces.values()):
+    names = []
+    for row, (name, tr) in enumerate(traces.items()):
         t = np.flatnonzero(tr.acquired)
-        pos = np.asarray(tr.y_true[t] == tr.y_true.max())
-        ax.vlines(t[~pos], row - 0.35, row + 0.35, color="tab:blue", lw=0.8)
-        ax.vlines(t[pos], row - 0.35, row + 0.35, color="tab:red", lw=1.2)
-        # label count at the right edge, in axes coordinates so the layout stays put
-        ax.text(1.005, row, f"{t.size}", va="center", fontsize=7,
-                transform=ax.get_yaxis_transform())
+        pos_class = tr.y_true.max() if positive is None else positive
+        pos = np.asarray(tr.y_true[t] == pos_class)
+        ax.vlines(t[~pos], row - 0.35, row + 0.35, color=PASS, lw=0.8)
+        ax.vlines(t[pos], row - 0.35, row + 0.35, color=FAILURE, lw=1.2)
+        names.append(f"{name}\n{t.size} labels, {int(pos.sum())} failures")
     ax.set_xlim(0, max(len(tr) for tr in traces.values()))
-    ax.set_yticks(range(len(traces)), list(traces))
-    ax.set_xlabel("stream position t (red: positive sample)")
+    ax.set_ylim(-0.6, len(traces) - 0.4)
+    ax.set_yticks(range(len(traces)), names, fontsize=8)
+    ax.set_xlabel(f"{STREAM_AXIS}; one tick per label, red: failure, blue: pass")
     ax.set_title(title or "Acquisitions")
     return ax
 
 
 def plot_cumulative_reward(traces: Mapping[str, Trace], ax: Any = None, *,
-                           title: str = "") -> Any:
-    """Cumulative reward over the stream, one line per method."""
+                           title: str = "", time: Any = None,
+                           time_label: str | None = None) -> Any:
+    """Cumulative reward over the stream, one line per method (+1 per label that corrected
+    the model, −0.5 per label it already had right)."""
     ax = _axes(ax)
-    for name, tr in traces.items():
-        ax.plot(tr.cumulative_reward, label=name, lw=1.2)
+    for j, (name, tr) in enumerate(traces.items()):
+        x = _x(len(tr), time)
+        ax.plot(x, tr.cumulative_reward, label=name, lw=1.2, color=SERIES[j % len(SERIES)])
     ax.axhline(0, color="grey", lw=0.6)
-    ax.set_xlabel("stream position t")
+    _stream_axis(ax, x, time, time_label)
     ax.set_ylabel("cumulative reward")
-    ax.set_title(title or "Cumulative reward")
+    ax.set_title(title or "Cumulative reward (+1: the model was wrong, −0.5: it was right)")
     ax.legend(fontsize=8)
     return ax
 
 
-def plot_budget(trace: Trace, ax: Any = None, *, title: str = "") -> Any:
+def plot_budget(trace: Trace, ax: Any = None, *, title: str = "", time: Any = None,
+                time_label: str | None = None) -> Any:
     """Labels spent against the budget over the stream."""
     ax = _axes(ax)
-    ax.plot(np.cumsum(trace.acquired), label="labels spent")
+    x = _x(len(trace), time)
+    ax.plot(x, np.cumsum(trace.acquired), label="labels spent", color=SERIES[0])
     budget = trace.metadata.get("budget")
     if budget:
-        ax.axhline(budget, color="tab:red", ls="--", label=f"budget {budget}")
-    ax.set_xlabel("stream position t")
+        ax.axhline(budget, color="black", ls="--", lw=1.0, label=f"budget {budget}")
+    _stream_axis(ax, x, time, time_label)
     ax.set_ylabel("labels")
     ax.set_title(title or "Label spend")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="lower right")
     return ax
 
 
@@ -104,47 +167,61 @@ def plot_decision_boundaries(
     acquired: np.ndarray | None = None,
     title: str = "",
 ) -> Any:
-    """Linear decision boundaries ``w·x + b = 0`` over time in 2-D (darker: later)."""
+    """Linear decision boundaries ``w·x + b = 0`` over time in 2-D (darker: later).
+
+    Class 1 is the failure class (red); every element carries a legend label.
+    """
     ax = _axes(ax)
-    ax.scatter(X[y == 0, 0], X[y == 0, 1], s=4, c="lightgrey")
-    ax.scatter(X[y == 1, 0], X[y == 1, 1], s=6, c="tab:green")
+    ax.scatter(X[y == 0, 0], X[y == 0, 1], s=4, c="#c7c7c7", label="pass")
+    ax.scatter(X[y == 1, 0], X[y == 1, 1], s=7, c=FAILURE, label="failure")
     if acquired is not None and acquired.size:
-        ax.scatter(X[acquired, 0], X[acquired, 1], s=14, facecolors="none", edgecolors="k",
-                   lw=0.7)
+        ax.scatter(X[acquired, 0], X[acquired, 1], s=16, facecolors="none", edgecolors="k",
+                   lw=0.7, label="labelled (asked for)")
     xs = np.linspace(X[:, 0].min(), X[:, 0].max(), 50)
     last = max((t for t, _, _ in boundaries), default=1) or 1
-    for t, w, b in boundaries:
+    for i, (t, w, b) in enumerate(boundaries):
         if abs(w[1]) > 1e-12:
-            ax.plot(xs, -(w[0] * xs + b) / w[1], color="tab:blue", alpha=0.15 + 0.85 * t / last,
-                    lw=1.0)
+            ax.plot(xs, -(w[0] * xs + b) / w[1], color=PASS, alpha=0.15 + 0.85 * t / last,
+                    lw=1.0, label="model's boundary (darker = later)"
+                    if i == len(boundaries) - 1 else None)
     if truth is not None and abs(truth[0][1]) > 1e-12:
-        ax.plot(xs, -(truth[0][0] * xs + truth[1]) / truth[0][1], color="tab:orange", lw=2)
+        ax.plot(xs, -(truth[0][0] * xs + truth[1]) / truth[0][1], color=SERIES[1], lw=2,
+                label="boundary with all labels")
     ax.set_ylim(X[:, 1].min() - 0.5, X[:, 1].max() + 0.5)
+    ax.set_xlabel("feature 1")
+    ax.set_ylabel("feature 2")
     ax.set_title(title, fontsize=9)
     return ax
 
 
-def plot_label_requests(trace: Trace, ax: Any = None, *, title: str = "") -> Any:
-    """When labels were asked: one marker per acquisition, one row and colour per true class."""
+def plot_label_requests(trace: Trace, ax: Any = None, *, title: str = "", positive: Any = None,
+                        time: Any = None, time_label: str | None = None) -> Any:
+    """When labels were asked: one tick per acquisition, one row per true class, the
+    failure class (``positive``; default: the larger of two labels, none for more classes)
+    on top, in red."""
     ax = _axes(ax)
+    x = _x(len(trace), time)
     t = np.flatnonzero(trace.acquired)
-    classes = np.unique(trace.y_true)
-    for row, cls in enumerate(classes.tolist()):
+    classes = np.unique(trace.y_true).tolist()
+    pos = positive if positive is not None else max(classes) if len(classes) == 2 else None
+    rows = [c for c in classes if c != pos] + ([pos] if pos in classes else [])
+    colors = _class_colors(classes, pos)
+    for row, cls in enumerate(rows):
         hit = t[trace.y_true[t] == cls]
-        ax.plot(hit, np.full(hit.size, row), "|", ms=10, mew=1.5, color=f"C{row % 10}",
-                label=f"{cls} ({hit.size})")
-    ax.set_yticks(range(classes.size), [str(c) for c in classes.tolist()])
-    ax.set_ylim(-0.6, classes.size - 0.4)
-    ax.set_xlim(0, max(len(trace), 1))
-    ax.set_xlabel("stream position t")
-    ax.set_ylabel("true class")
-    ax.set_title(title or f"Labels asked for ({t.size})")
+        ax.plot(x[hit], np.full(hit.size, row), "|", ms=10, mew=1.5, color=colors[cls])
+    counts = {c: int(np.sum(trace.y_true[t] == c)) for c in rows}
+    ax.set_yticks(range(len(rows)), [f"{c} ({counts[c]})" for c in rows])
+    ax.set_ylim(-0.6, len(rows) - 0.4)
+    _stream_axis(ax, x, time, time_label)
+    ax.set_ylabel("true class (labels)")
+    ax.set_title(title or f"Parts asked for: {t.size} labels")
     return ax
 
 
-def plot_run(trace: Trace, *, name: str = "CbeAL", title: str = "") -> Any:
-    """One figure of a run, panels sharing the stream axis: label requests, agent weights,
-    label spend against the budget and cumulative reward.
+def plot_run(trace: Trace, *, name: str = "CbeAL", title: str = "", positive: Any = None,
+             time: Any = None, time_label: str | None = None) -> Any:
+    """One figure of a run, panels sharing the stream (or time) axis: label requests,
+    agent weights, label spend against the budget and cumulative reward.
 
     Returns a :class:`matplotlib.figure.Figure` that is not registered with pyplot (safe in
     scripts and servers; save it with ``fig.savefig``).
@@ -153,10 +230,12 @@ def plot_run(trace: Trace, *, name: str = "CbeAL", title: str = "") -> Any:
 
     fig = Figure(figsize=(9, 10), layout="constrained")
     axes = fig.subplots(4, 1, sharex=True, height_ratios=(1, 1.6, 1, 1))
-    plot_label_requests(trace, axes[0])
-    plot_weights(trace, axes[1], title="Standardized agent weights")
-    plot_budget(trace, axes[2])
-    plot_cumulative_reward({name: trace}, axes[3])
+    where = {"time": time, "time_label": time_label}
+    plot_label_requests(trace, axes[0], positive=positive, **where)
+    plot_weights(trace, axes[1], title="Standardized agent weights (each agent's share of "
+                 "the vote)", **where)
+    plot_budget(trace, axes[2], **where)
+    plot_cumulative_reward({name: trace}, axes[3], **where)
     for ax in axes[:-1]:
         ax.set_xlabel("")
     if title:
@@ -180,7 +259,7 @@ def plot_scores(scores: Mapping[str, Mapping[str, float]], ax: Any = None, *,
     for j, metric in enumerate(metrics):
         vals = [row.get(metric, np.nan) for row in scores.values()]
         ax.bar(x + (j - (len(metrics) - 1) / 2) * width, vals, width,
-               label=(labels or {}).get(metric, metric))
+               label=(labels or {}).get(metric, metric), color=SERIES[j % len(SERIES)])
     ax.set_xticks(x, list(scores), rotation=20, ha="right")
     ax.set_ylim(0, 1.22)  # headroom for the legend above the bars
     ax.set_yticks(np.linspace(0, 1, 6))

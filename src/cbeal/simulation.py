@@ -28,6 +28,7 @@ def simulate(
     *,
     delay: int = 0,
     progress: bool | None = None,
+    desc: str | None = None,
 ) -> Trace:
     """Run a fitted model over a stream with ``y_stream`` as the expert (spec §10).
 
@@ -38,6 +39,9 @@ def simulate(
     The learner's predictions for upcoming samples are computed a chunk at a time and
     recomputed after each refit; this gives the same decisions as one ``query_one`` per
     sample, faster. Only the model's public methods are used: any driver can do the same.
+
+    ``progress`` shows a progress bar labelled `desc` (default: the model's class name);
+    ``None`` shows it for long streams on a terminal.
     """
     X = model.transform(X_stream)  # validates, and raises if the model is not fitted
     y = check_labels(y_stream, X.shape[0])
@@ -67,7 +71,8 @@ def simulate(
     chunk, start, end, version = _MIN_CHUNK, 0, 0, -1
     cache = np.empty((0, model.classes_.shape[0]))
     show = progress if progress is not None else (n >= 5000 and sys.stderr.isatty())
-    bar = tqdm(total=n, disable=not show, desc=type(model).__name__, unit="sample")
+    bar = tqdm(total=n, disable=not show, desc=desc or type(model).__name__,
+               unit="sample")
     for i in range(n):
         current = model.learner_version
         if i >= end or current != version:

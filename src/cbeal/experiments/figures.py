@@ -39,7 +39,8 @@ def figure_toy(path: Path, seed: int = 0) -> None:
     X_all = np.vstack([data.X0, data.X_stream])
     y_all = np.concatenate([data.y0, data.y_stream])
     truth = LogisticRegression().fit(X_all, y_all)
-    fig, axes = plt.subplots(2, 4, figsize=(16, 7.5), sharex=True, sharey=True)
+    fig, axes = plt.subplots(2, 4, figsize=(16, 8.2), sharex=True, sharey=True,
+                             layout="constrained")
     for ax, name in zip(axes.flat, TOY_METHODS, strict=True):
         method = METHODS[name]
         assert method.build is not None
@@ -59,11 +60,16 @@ def figure_toy(path: Path, seed: int = 0) -> None:
             data.X_stream, data.y_stream, bounds, ax,
             truth=(truth.coef_[0], float(truth.intercept_[0])),
             acquired=np.asarray(acquired, dtype=int),
-            title=f"{name}: test accuracy {acc:.3f}, {len(acquired)} acquired",
+            title=f"{name}: test accuracy {acc:.1%}, {len(acquired)} labels",
         )
-    fig.suptitle("Toy example (p = 2, n = 500, pc = 10 %, B = 48, logistic regression); "
-                 "blue: boundary every 100 samples (darker = later), orange: all data")
-    fig.tight_layout()
+    for ax in axes.flat:  # shared axes: label the outer ones only
+        ax.label_outer()
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=len(labels), fontsize=9,
+               markerscale=2)
+    fig.suptitle("Toy example: two features, 500 samples, 10 % failures, budget 48 labels, "
+                 "logistic regression. Blue lines: the model's boundary after every 100 "
+                 "samples (darker = later)")
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
@@ -81,8 +87,9 @@ def figure_acquisitions(path: Path, path_no_ewma: Path, learner: str, seed: int 
                  "CBEAL-6 (no EWMA)"):
         model, traces[name] = _run(name, data, learner, seed)
         accs[name] = float(np.mean(model.predict(data.X_test) == data.y_test))
-    fig, axes = plt.subplots(4, 1, figsize=(11, 13),
-                             gridspec_kw={"height_ratios": [1.3, 1.3, 1.0, 1.6]})
+    # one shared stream axis and constrained layout: panel (d) lines up with (a)-(c)
+    fig, axes = plt.subplots(4, 1, figsize=(11, 14), sharex=True, layout="constrained",
+                             gridspec_kw={"height_ratios": [1.3, 1.6, 1.0, 1.6]})
     names = [f"{n} ({accs[n]:.1%})" for n in traces]
     labelled = dict(zip(names, traces.values(), strict=True))
     plot_acquisitions({k: v for k, v in labelled.items() if k.startswith(("LD1", "RAL1",
@@ -91,10 +98,14 @@ def figure_acquisitions(path: Path, path_no_ewma: Path, learner: str, seed: int 
                       "SPF1", "RAL3"))}, axes[1], title="(b) pairs 2 and 3")
     plot_acquisitions({k: v for k, v in labelled.items() if k.startswith(("CBEAL-4 ",
                       "CBEAL-6 ("))}, axes[2], title="(c) CBEAL-4 and CBEAL-6")
-    plot_weights(traces["CBEAL-6"], axes[3], title="(d) standardized weights of CBEAL-6")
+    plot_weights(traces["CBEAL-6"], axes[3], title="(d) standardized weights of CBEAL-6 "
+                 "(share of the vote; flipped around 1/6 by the EWMA chart early on)")
+    for ax in axes[:-1]:
+        ax.set_xlabel("")
+    axes[-1].set_xlabel("stream position (sample number); in (a)-(c) one tick per label, "
+                        "red: failure (positive), blue: pass")
     fig.suptitle("Scenario S02 (n = 1000, ds = 0 %, sp = 30 %, pc = 10 %), replication "
-                 f"{seed}, test accuracy in brackets")
-    fig.tight_layout()
+                 f"{seed}\nwhen each method asked for labels; test accuracy in brackets")
     fig.savefig(path, dpi=110)
     plt.close(fig)
     fig, ax = plt.subplots(figsize=(11, 4))
@@ -116,7 +127,8 @@ def figure_reward(path: Path, learner: str, seed: int = 0) -> None:
               for n in ("CBEAL-2", "CBEAL-4", "CBEAL-6", "RAL3")}
     fig, ax = plt.subplots(figsize=(9, 4))
     plot_cumulative_reward(traces, ax, title="Cumulative reward, scenario S01 "
-                           "(n = 500, ds = 0 %, sp = 30 %, pc = 10 %)")
+                           "(n = 500, ds = 0 %, sp = 30 %, pc = 10 %)\n+1 per label the "
+                           "model had wrong, −0.5 per label it already had right")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

@@ -39,6 +39,7 @@ def reproduce(
     generators: tuple[str, ...] | None = None,
     n_jobs: int = -1,
     backend: str = "loky",
+    cluster: str | None = None,
     progress: bool = True,
 ) -> dict[str, Any]:
     """Run a profile into `out` (resuming finished runs) and write its tables."""
@@ -51,7 +52,8 @@ def reproduce(
         start = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", FutureWarning)
-            results = run_grid(cfg, out, n_jobs=n_jobs, backend=backend, progress=progress)
+            results = run_grid(cfg, out, n_jobs=n_jobs, backend=backend, cluster=cluster,
+                               progress=progress)
         timings[gen] = {"seconds": time.perf_counter() - start,
                         "tables": write_tables(results, out / f"tables_{gen}_{learner}")}
     return timings

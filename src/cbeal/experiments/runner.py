@@ -130,18 +130,20 @@ def run_grid(
     *,
     n_jobs: int = -1,
     backend: str = "loky",
+    cluster: str | None = None,
     progress: bool = True,
 ) -> Path:
     """Run the grid of `cfg` into `out`; returns the path of the collected results CSV.
 
     ``backend`` is a joblib backend of :func:`~cbeal.experiments.tasks.run_tasks`:
-    ``"loky"`` (local processes, default), ``"dask"`` or ``"ray"`` for a cluster.
+    ``"loky"`` (local processes, default), ``"dask"`` or ``"ray"`` for a cluster (at the
+    address ``cluster``, or a local one).
     """
     names = method_names(list(cfg.methods))
     by_id = {s.id: s for s in SCENARIOS}
     tasks = [(by_id[s], r, names, cfg.generator, cfg.learner, _task_path(out, cfg, s, r))
              for s in cfg.scenarios for r in range(cfg.replications)]
-    run_tasks(_task, tasks, n_jobs=n_jobs, backend=backend, progress=progress,
+    run_tasks(_task, tasks, n_jobs=n_jobs, backend=backend, cluster=cluster, progress=progress,
               desc=f"{cfg.generator}/{cfg.learner}")
     return collect(out, cfg)
 

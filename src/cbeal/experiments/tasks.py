@@ -67,36 +67,83 @@ def run_tasks(
     *,
     n_jobs: int = -1,
     backend: str = "loky",
+    cluster: str | None = None,
     progress: bool = True,
     desc: str = "tasks",
 ) -> None:
     """Call ``fn(*task)`` for every task, in parallel, with a progress bar.
 
-    ``backend``: ``"loky"`` (local processes), ``"threading"``, ``"dask"`` (a running
-    ``dask.distributed`` client, or a local cluster started here) or ``"ray"`` (a running
-    Ray cluster, or a local one); ``pip install cbeal[dask]`` / ``cbeal[ray]``.
+    ``backend``: ``"loky"`` (local processes), ``"threading"``, ``"dask"`` or ``"ray"``
+    (``pip install cbeal[dask]`` / ``cbeal[ray]``). For Dask and Ray, ``cluster`` is the
+    address of a running cluster (Dask: ``"tcp://host:8786"``; Ray: ``"ray://host:10001"``
+    or ``"auto"``); without it an existing client of this process is used, or a local
+    cluster of ``n_jobs`` workers is started here and shut down at the end. The results do
+    not depend on the backend: every task draws its data and seeds from its own arguments.
     """
     from joblib import Parallel, delayed, parallel_config
     from tqdm.auto import tqdm
 
     if backend not in BACKENDS:
         raise ParameterError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
-    order = "generator_unordered"
-    if backend == "ray":
-        from ray.util.joblib import register_ray
+    if cluster is not None and backend not in ("dask", "ray"):
+        raise ParameterError(f"`cluster` needs the dask or ray backend, not {backend!r}")
+    workers = n_jobs if n_jobs > 0 else os.cpu_count() or 1
+    stop = _connect(backend, cluster, workers)
+    bar = tqdm(total=len(tasks), disable=not progress, unit="task", desc=desc)
+    try:
+        if backend == "ray":  # Ray's joblib backend cannot stream results: use Ray itself
+            _run_ray(fn, tasks, bar)
+        else:
+            jobs = (delayed(fn)(*task) for task in tasks)
+            with parallel_config(backend=backend, n_jobs=n_jobs):
+                for _ in Parallel(return_as="generator_unordered")(jobs):
+                    bar.update(1)
+    finally:
+        bar.close()
+        stop()
 
-        register_ray()
-        order = "generator"  # Ray's joblib backend returns results in submission order only
-    elif backend == "dask":
+
+def _run_ray(fn: Callable[..., Any], tasks: Sequence[tuple[Any, ...]], bar: Any) -> None:
+    """One Ray task per task, one CPU each; results are counted as they finish."""
+    import ray
+
+    remote = ray.remote(num_cpus=1)(fn)
+    pending = [remote.remote(*task) for task in tasks]
+    while pending:
+        done, pending = ray.wait(pending, num_returns=1)
+        ray.get(done)  # re-raises a task's error here
+        bar.update(len(done))
+
+
+def _connect(backend: str, cluster: str | None, workers: int) -> Callable[[], None]:
+    """Connect to (or start) the cluster of `backend`; returns what shuts down what we started."""
+    if backend == "ray":
+        import ray
+
+        if ray.is_initialized():
+            return lambda: None
+        if cluster is None:  # a local cluster sized like loky's pool, without the dashboard
+            ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
+        else:
+            ray.init(address=cluster, log_to_driver=False)
+        return ray.shutdown
+    if backend == "dask":
         from dask.distributed import Client, get_client
 
+        if cluster is not None:
+            return Client(cluster).close
         try:
             get_client()
-        except ValueError:  # no client yet: a local cluster for this process
-            Client(processes=True, n_workers=max(1, n_jobs if n_jobs > 0 else os.cpu_count() or 1),
-                   threads_per_worker=1)
-    jobs = (delayed(fn)(*task) for task in tasks)
-    with parallel_config(backend=backend, n_jobs=n_jobs):
-        results = Parallel(return_as=order)(jobs)
-        for _ in tqdm(results, total=len(tasks), disable=not progress, unit="task", desc=desc):
-            pass
+            return lambda: None
+        except ValueError:  # no client yet: a local cluster for this call
+            client = Client(processes=True, n_workers=workers, threads_per_worker=1,
+                            dashboard_address=None)
+            return lambda: _close(client)
+    return lambda: None
+
+
+def _close(client: Any) -> None:
+    cluster = client.cluster
+    client.close()
+    if cluster is not None:
+        cluster.close()

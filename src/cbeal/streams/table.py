@@ -13,7 +13,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +40,10 @@ class Table:
         Position of each row in the file (0 = first data row, header not counted).
     time : array of str or None
         The time column's values as text, in stream order; None without a time column.
+    time_value : array of datetime64 or float, or None
+        The same times as sortable values (dates in UTC), for plotting against time.
+    ids : dict of column name to array
+        The id columns (``ids``) in stream order, as text; never features.
     feature_names, ignored
         The feature columns, and the non-numeric columns left out by default.
     label, time_column
@@ -59,6 +63,8 @@ class Table:
     path: Path
     sha256: str
     shape: tuple[int, int]
+    time_value: np.ndarray | None = None
+    ids: dict[str, np.ndarray] = field(default_factory=dict)
 
     @property
     def n_rows(self) -> int:
@@ -210,8 +216,8 @@ def _labels(frame: Any, label: str) -> np.ndarray:
     return y
 
 
-def _time_order(frame: Any, time: str) -> tuple[np.ndarray, np.ndarray]:
-    """A stable sort order of the rows by the time column, and its values as text."""
+def _time_order(frame: Any, time: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A stable sort order of the rows by the time column, its values as text and as keys."""
     pd = _pandas()
     col = frame[time]
     missing = int(col.isna().sum())
@@ -221,7 +227,7 @@ def _time_order(frame: Any, time: str) -> tuple[np.ndarray, np.ndarray]:
             "or leave out `time` to keep the file order."
         )
     keys = _time_keys(pd, col, time)
-    return np.argsort(keys, kind="stable"), col.astype(str).to_numpy(dtype=object)
+    return np.argsort(keys, kind="stable"), col.astype(str).to_numpy(dtype=object), keys
 
 
 def _time_keys(pd: Any, col: Any, time: str) -> np.ndarray:
@@ -273,20 +279,21 @@ def _datetime_keys(pd: Any, col: Any) -> np.ndarray:
 
 
 def _feature_columns(
-    frame: Any, *, label: str, time: str | None, features: list[str], drop: list[str]
+    frame: Any, *, label: str, time: str | None, ids: list[str], features: list[str],
+    drop: list[str],
 ) -> tuple[list[str], list[str]]:
     """(features, ignored non-numeric columns); explicit `features` must all be numeric."""
     pd = _pandas()
     columns = list(frame.columns)
-    reserved = {label} | ({time} if time else set())
+    reserved = {label, *ids} | ({time} if time else set())
     if features:
         for name in features:
             check_column(name, columns, role="feature", option="`features`")
         clash = [f for f in features if f in reserved]
         if clash:
             raise InvalidInputError(
-                f"{clash[0]!r} is the label or time column and cannot also be a feature; "
-                "remove it from `features`."
+                f"{clash[0]!r} is the label, time or an id column and cannot also be a "
+                "feature; remove it from `features`."
             )
         chosen, ignored = features, []
     else:
@@ -335,6 +342,7 @@ def load_table(
     time: str | None = None,
     features: str | Sequence[str] | None = None,
     drop: str | Sequence[str] | None = None,
+    ids: str | Sequence[str] | None = None,
 ) -> Table:
     """Read and validate a labelled table; rows in time order (stable) or file order.
 
@@ -348,7 +356,10 @@ def load_table(
         Optional column to order the rows by: numbers or dates (parsed).
     features, drop
         Feature columns (comma-separated or a list), or columns to leave out; by default
-        every numeric column except the label and time columns.
+        every numeric column except the label, time and id columns.
+    ids
+        Columns that identify a part or batch (comma-separated or a list): carried along
+        in stream order (:attr:`Table.ids`), never used as features.
 
     Examples
     --------
@@ -369,7 +380,13 @@ def load_table(
         if time == label:
             raise InvalidInputError(f"{label!r} cannot be both the label and the time column; "
                                     "pass another column with `time`, or leave it out.")
-    names, ignored = _feature_columns(frame, label=label, time=time,
+    id_names = _split_names(ids)
+    for name in id_names:
+        check_column(name, columns, role="id", option="`ids`")
+        if name == label:
+            raise InvalidInputError(f"{label!r} is the label column and cannot also be an id "
+                                    "column; remove it from `ids`.")
+    names, ignored = _feature_columns(frame, label=label, time=time, ids=id_names,
                                       features=_split_names(features), drop=_split_names(drop))
     y = _labels(frame, label)
     if np.unique(y).size < 2:
@@ -386,10 +403,13 @@ def load_table(
         )
     X = _features(frame, names)
     row = np.arange(len(frame), dtype=np.int64)
-    stamps = None
+    carried = {n: frame[n].astype(str).to_numpy(dtype=object) for n in id_names}
+    stamps = values = None
     if time is not None:
-        order, text = _time_order(frame, time)
-        X, y, row, stamps = X[order], y[order], row[order], text[order]
+        order, text, keys = _time_order(frame, time)
+        X, y, row, stamps, values = X[order], y[order], row[order], text[order], keys[order]
+        carried = {n: v[order] for n, v in carried.items()}
     return Table(X=X, y=y, row=row, time=stamps, feature_names=tuple(names),
                  ignored=tuple(ignored), label=label, time_column=time, path=Path(path),
-                 sha256=_sha256(Path(path)), shape=(int(frame.shape[0]), int(frame.shape[1])))
+                 sha256=_sha256(Path(path)), shape=(int(frame.shape[0]), int(frame.shape[1])),
+                 time_value=values, ids=carried)

@@ -14,10 +14,7 @@ __all__ = ["data_notes", "looks_like_an_id", "score_notes"]
 
 
 def data_notes(table: Table, split: Split, classes: np.ndarray) -> list[str]:
-    notes = []
-    if np.unique(split.y[: split.n_initial]).size < 2:
-        notes.append("D0 holds a single class, so every model predicts that class until a "
-                     "second class is labelled; a larger --initial helps.")
+    notes = [split.initial_note] if split.initial_note else []
     unseen = sorted(set(np.unique(split.part("test")[1]).tolist()) - set(classes.tolist()))
     if unseen:
         notes.append(f"the test set holds classes never seen in training ({unseen}); no model "

@@ -35,6 +35,7 @@ class RunOptions:
     time: str | None = None
     features: str | None = None
     drop: str | None = None
+    ids: str | None = None
     preset: str = "CBEAL-6"
     agents: str | None = None
     budget: str = "10%"
@@ -44,7 +45,17 @@ class RunOptions:
     positive: str | None = None
     compare: str = "RS"
     seed: int = 0
+    repeats: int = 1
+    refit_every: int = 1
     progress: bool | None = None
+
+    def check(self) -> None:
+        """Raise :class:`InvalidInputError` for counts out of range (the names are checked
+        where they are used)."""
+        for name in ("repeats", "refit_every"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise InvalidInputError(f"`{name}` must be a whole number ≥ 1, got {value!r}")
 
     def to_dict(self) -> dict[str, Any]:
         return {k: str(v) if isinstance(v, Path) else v for k, v in asdict(self).items()}

@@ -25,8 +25,12 @@ The protocol (also written into every report):
 
 from __future__ import annotations
 
+import copy
+import functools
+import sys
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +42,7 @@ from cbeal.learners import make_learner
 from cbeal.models import CbeAL, SingleAgentLearner, StreamLearner
 from cbeal.simulation import simulate
 from cbeal.streams.table import Table, load_table
+from cbeal.tablerun.estimate import PROGRESS_AFTER, Estimate, estimate
 from cbeal.tablerun.notes import data_notes, score_notes
 from cbeal.tablerun.options import (
     RunOptions,
@@ -49,12 +54,55 @@ from cbeal.tablerun.options import (
 from cbeal.tablerun.split import Split, make_split, positive_class
 from cbeal.trace import Trace
 
-__all__ = ["UserRun", "run"]
+__all__ = ["Plan", "SeedRun", "UserRun", "execute", "prepare", "run"]
+
+
+@dataclass(eq=False)
+class Plan:
+    """A validated run, ready to execute: the data, the split, the methods and the estimate."""
+
+    options: RunOptions
+    table: Table
+    split: Split
+    budget: int
+    name: str
+    agents: list[Any]
+    learner: str
+    compare: list[str]
+    classes: np.ndarray
+    positive: Any
+    estimate: Estimate | None = None  # set by prepare()
+
+    def build(self, method: str, seed: int) -> StreamLearner:
+        """A fresh, unfitted model of `method` (CbeAL's name or a comparison method)."""
+        common: dict[str, Any] = dict(
+            estimator=make_learner(self.learner), budget=self.budget,
+            classes=list(self.classes), preprocessor=self.split.preprocessor,
+            refit_every=self.options.refit_every, random_state=seed)
+        if method == self.name:  # fresh agents: a model's agents carry their state
+            return CbeAL.from_agents(copy.deepcopy(self.agents), **common)
+        from cbeal.baselines import baseline_agent
+
+        return SingleAgentLearner(agent=baseline_agent(method, self.budget / self.split.n_stream),
+                                  name=method, epsilon=0.0, **common)
+
+
+@dataclass(eq=False)
+class SeedRun:
+    """The scores and label counts of every method with one seed."""
+
+    seed: int
+    scores: dict[str, dict[str, float]]
+    labels: dict[str, int]
 
 
 @dataclass(eq=False)
 class UserRun:
-    """Everything a report needs: the inputs, the split, the runs and their scores."""
+    """Everything a report needs: the inputs, the split, the runs and their scores.
+
+    ``model``, ``traces``, ``scores`` and ``labels`` are those of the first seed
+    (``options.seed``); ``seeds`` holds the scores of every seed (``options.repeats``).
+    """
 
     options: RunOptions
     table: Table
@@ -69,6 +117,8 @@ class UserRun:
     positive: Any
     seconds: float
     notes: list[str] = field(default_factory=list)
+    seeds: list[SeedRun] = field(default_factory=list)
+    estimate: Estimate | None = None
 
     @property
     def trace(self) -> Trace:
@@ -76,11 +126,14 @@ class UserRun:
         return self.traces[self.name]
 
 
-def _stream_run(model: StreamLearner, split: Split, progress: bool | None) -> Trace:
+def _stream_run(model: StreamLearner, split: Split, progress: bool, desc: str) -> Trace:
     with warnings.catch_warnings():  # a single-class D0 is reported once, in the notes
         warnings.simplefilter("ignore", SingleClassWarning)
         model.fit(*split.part("initial"))
-        return simulate(model, *split.part("stream"), progress=progress)
+        trace = simulate(model, *split.part("stream"), progress=progress, desc=desc)
+        if model.labels_since_refit:  # with refit_every > 1: the last labels count too
+            model.refit()
+    return trace
 
 
 def _reference(name: str, learner: str, seed: int, split: Split,
@@ -91,53 +144,91 @@ def _reference(name: str, learner: str, seed: int, split: Split,
     return fitted.predict(split.features("test")[0])
 
 
-def _baseline(method: str, learner: str, budget: int, split: Split, seed: int,
-              classes: np.ndarray) -> StreamLearner:
-    from cbeal.baselines import baseline_agent
+def prepare(options: RunOptions) -> Plan:
+    """Validate the options and the file, split the rows and estimate the work.
 
-    return SingleAgentLearner(agent=baseline_agent(method, budget / split.n_stream), name=method,
-                              epsilon=0.0, estimator=make_learner(learner), budget=budget,
-                              classes=list(classes), preprocessor=split.preprocessor,
-                              random_state=seed)
-
-
-def run(options: RunOptions) -> UserRun:
-    """Validate everything, then run CbeAL, the comparisons and the references (see module doc).
-
-    Nothing is written; pass the result to :func:`cbeal.reports.tablerun.write_report`.
-    The CbeAL model takes raw rows of the file (it carries the preprocessing).
+    Nothing is written, and nothing long runs: the estimate times a few fits and decisions.
     """
+    options.check()
     name, agents = ensemble(options.preset, options.agents)
     learner = learner_name(options.learner)
     compare = comparison_methods(options.compare)
     table = load_table(options.data, label=options.label, time=options.time,
-                       features=options.features, drop=options.drop)
+                       features=options.features, drop=options.drop, ids=options.ids)
     split = make_split(table, initial=options.initial, test_fraction=options.test_fraction)
     budget = parse_budget(options.budget, split.n_stream)
     positive = positive_class(table, split, options.positive)
     classes = np.unique(split.y[: split.n_train])
     learner_name(learner, classes)
-    start = time.perf_counter()
-    model = CbeAL.from_agents(agents, estimator=make_learner(learner), budget=budget,
-                              classes=list(classes), preprocessor=split.preprocessor,
-                              random_state=options.seed)
-    models: dict[str, StreamLearner] = {name: model}
-    traces = {name: _stream_run(model, split, options.progress)}
-    for method in compare:
-        models[method] = _baseline(method, learner, budget, split, options.seed, classes)
-        traces[method] = _stream_run(models[method], split, options.progress)
-    X_test, y_test = split.part("test")
-    preds = {m: models[m].predict(X_test) for m in models} if split.n_test else {}
-    if split.n_test:
-        preds.update({r: _reference(r, learner, options.seed, split, classes)
+    plan = Plan(options=options, table=table, split=split, budget=budget, name=name,
+                agents=agents, learner=learner,
+                compare=compare, classes=classes, positive=positive)
+    builders: dict[str, Callable[[], Any]] = {
+        m: functools.partial(plan.build, m, options.seed) for m in [name, *compare]}
+    plan.estimate = estimate(learner=learner, split=split, classes=classes, budget=budget,
+                             refit_every=options.refit_every, repeats=options.repeats,
+                             seed=options.seed, builders=builders)
+    return plan
+
+
+def _show_progress(plan: Plan) -> bool:
+    if plan.options.progress is not None:
+        return plan.options.progress
+    long = plan.estimate is None or plan.estimate.seconds() > PROGRESS_AFTER
+    return long and sys.stderr.isatty()
+
+
+def _one_seed(plan: Plan, seed: int, progress: bool
+              ) -> tuple[dict[str, StreamLearner], dict[str, Trace], dict[str, np.ndarray]]:
+    models: dict[str, StreamLearner] = {}
+    traces: dict[str, Trace] = {}
+    several = plan.options.repeats > 1
+    for method in [plan.name, *plan.compare]:
+        models[method] = plan.build(method, seed)
+        desc = f"{method}, seed {seed}" if several else method
+        traces[method] = _stream_run(models[method], plan.split, progress, desc)
+    preds: dict[str, np.ndarray] = {}
+    if plan.split.n_test:
+        X_test = plan.split.part("test")[0]
+        preds = {m: models[m].predict(X_test) for m in models}
+        preds.update({r: _reference(r, plan.learner, seed, plan.split, plan.classes)
                       for r in REFERENCES})
-    labels = {m: tr.n_acquired for m, tr in traces.items()}
-    if split.n_test:  # the references only exist to be scored
-        labels.update({"Initial": 0, "All Training Data": split.n_stream})
+    return models, traces, preds
+
+
+def execute(plan: Plan) -> UserRun:
+    """Run CbeAL, the comparisons and the references for every seed, and score them.
+
+    Nothing is written; pass the result to :func:`cbeal.reports.tablerun.write_report`.
+    The CbeAL model takes raw rows of the file (it carries the preprocessing).
+    """
+    o, split = plan.options, plan.split
+    progress = _show_progress(plan)
+    y_test = split.part("test")[1]
+    start = time.perf_counter()
+    seeds: list[SeedRun] = []
+    first: tuple[Any, ...] = ()
+    for seed in range(o.seed, o.seed + o.repeats):
+        models, traces, preds = _one_seed(plan, seed, progress)
+        labels = {m: tr.n_acquired for m, tr in traces.items()}
+        if split.n_test:  # the references only exist to be scored
+            labels.update({"Initial": 0, "All Training Data": split.n_stream})
+        seeds.append(SeedRun(seed=seed, labels=labels, scores={
+            m: scores(y_test, p, positive=plan.positive) for m, p in preds.items()}))
+        if not first:
+            first = (models[plan.name], traces, preds)
+    model, traces, preds = first
     return UserRun(
-        options=options, table=table, split=split, budget=budget, name=name, model=model,
-        traces=traces, scores={m: scores(y_test, p, positive=positive) for m, p in preds.items()},
-        labels=labels, classes=classes, positive=positive,
-        seconds=time.perf_counter() - start,
-        notes=data_notes(table, split, classes) + score_notes(split, positive, preds, y_test),
+        options=o, table=plan.table, split=split, budget=plan.budget, name=plan.name,
+        model=model, traces=traces, scores=seeds[0].scores, labels=seeds[0].labels,
+        classes=plan.classes, positive=plan.positive, seconds=time.perf_counter() - start,
+        notes=data_notes(plan.table, split, plan.classes)
+        + score_notes(split, plan.positive, preds, y_test),
+        seeds=seeds, estimate=plan.estimate,
     )
+
+
+def run(options: RunOptions) -> UserRun:
+    """Validate everything, then run CbeAL, the comparisons and the references (see module
+    doc): :func:`prepare` then :func:`execute`. Nothing is written."""
+    return execute(prepare(options))

@@ -31,6 +31,8 @@ class Split:
     n_initial: int
     n_stream: int
     n_test: int
+    requested_initial: int = 0  # `initial` as asked; n_initial may be larger (every class)
+    initial_note: str | None = None  # how D0 was extended, or why it could not be
 
     @property
     def n_train(self) -> int:
@@ -81,10 +83,43 @@ def make_split(table: Table, *, initial: int, test_fraction: float) -> Split:
             f"{train_classes.tolist()[0]!r}; the other classes are all in the most recent rows. "
             "Lower `test_fraction` or use a longer history."
         )
+    n0, note = extend_initial(table.y[:n_train], n0)
     X = pd.DataFrame(table.X, columns=list(table.feature_names))
     pre = fit_preprocessor(X.iloc[:n_train])  # inputs only: no labels, no test rows
     return Split(X=X, Z=np.asarray(pre.transform(X)), y=table.y, preprocessor=pre,
-                 n_initial=n0, n_stream=n_stream, n_test=n_test)
+                 n_initial=n0, n_stream=n_train - n0, n_test=n_test,
+                 requested_initial=initial, initial_note=note)
+
+
+def extend_initial(y_train: np.ndarray, initial: int) -> tuple[int, str | None]:
+    """D0's size: the first `initial` training rows, extended forward in time until D0 holds
+    every class of the training rows — as long as at least half of them stay in the stream.
+
+    Returns the size and a note (None when D0 already held every class). A one-class D0
+    leaves the stream models predicting that class until the stream gives another, and
+    uncertainty-based methods then never ask; hence the extension.
+
+    >>> extend_initial(np.array(["ok"] * 12 + ["fail"] + ["ok"] * 20), 10)[0]
+    13
+    >>> extend_initial(np.array(["ok"] * 30 + ["fail"]), 10)[0]
+    10
+    """
+    missing = [c for c in np.unique(y_train).tolist() if c not in set(y_train[:initial].tolist())]
+    if not missing:
+        return initial, None
+    first = {c: int(np.flatnonzero(y_train == c)[0]) for c in missing}
+    last = max(first, key=lambda c: first[c])
+    need = first[last] + 1
+    names = ", ".join(f"`{c}`" for c in missing)
+    if need <= max(initial, y_train.size // 2):
+        return need, (f"D0 was extended from the first {initial} to the first {need} training "
+                      f"rows so that it holds every class (the first `{last}` is training row "
+                      f"{need}).")
+    return initial, (f"D0 (the first {initial} training rows) holds no {names}: the first "
+                     f"`{last}` is training row {need} of {y_train.size}, and extending D0 that "
+                     "far would leave less than half of the training rows for the stream. The "
+                     "stream models predict the classes D0 holds until the stream gives "
+                     "another, and uncertainty-based methods such as US may never ask.")
 
 
 def positive_class(table: Table, split: Split, wanted: str | None) -> Any:

@@ -14,7 +14,10 @@ from cbeal.experiments.casestudy.studies import CASE_STUDIES
 
 __all__ = ["figure_one_run", "figure_scores", "make_case_figures"]
 
-PALETTE = ("C0", "C1", "C2", "C4", "C5", "C6", "C8", "C9")  # no red: All Training Data's
+# methods: no red (the failure colour) and no purple or grey (the two references)
+PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#8c564b", "#17becf", "#bcbd22", "#e377c2")
+MARKERS = ("o", "s", "^", "v", "D", "P", "X")  # a second cue where colours are close
+REFERENCE_COLORS = {"Initial": "#7f7f7f", "All Training Data": "#6a3d9a"}
 PANELS = (
     ("train_accuracy", "training accuracy"),
     ("test_accuracy", "test accuracy"),
@@ -33,37 +36,43 @@ def figure_scores(runs: pd.DataFrame, study: str, path: Path) -> Path:
     summary = summarize(runs[runs["study"] == study])
     fig, axes = plt.subplots(1, len(PANELS), figsize=(4.2 * len(PANELS), 3.6), sharex=True)
     methods = [m for m in dict.fromkeys(summary["method"]) if m not in REFERENCES]
+    others = [m for m in methods if m != "CBEAL-6"]  # CbeAL-6 is black and bold
     for ax, (metric, title) in zip(axes, PANELS, strict=True):
         for j, name in enumerate(methods):
             sub = summary[summary["method"] == name].sort_values("budget_share")
             bold = name == "CBEAL-6"
+            k = others.index(name) if not bold else 0
             ax.errorbar(100 * sub["budget_share"] + 0.12 * (j - len(methods) / 2),
                         100 * sub[metric], yerr=100 * sub[f"{metric}_se"], capsize=2,
-                        marker="o", ms=4 if bold else 3, lw=2.2 if bold else 1.0,
-                        color="black" if bold else PALETTE[j % len(PALETTE)], label=name,
+                        marker="o" if bold else MARKERS[k % len(MARKERS)],
+                        ms=4 if bold else 3.5, lw=2.2 if bold else 1.0,
+                        color="black" if bold else PALETTE[k % len(PALETTE)], label=name,
                         zorder=3 if bold else 2)
-        # the paper's Fig. 5: Initial in black, All Training Data in red, dash-dotted
-        for name, color in zip(REFERENCES, ("dimgray", "tab:red"), strict=True):
+        # the references do not depend on the budget: a dash-dotted line at the mean and a
+        # shaded band of ± one standard error, each named in the legend
+        for name in REFERENCES:
             ref = summary[summary["method"] == name]
             if ref.empty or metric not in ref:
                 continue
+            color = REFERENCE_COLORS[name]
             mean, se = 100 * float(ref[metric].iloc[0]), 100 * float(ref[f"{metric}_se"].iloc[0])
-            ax.axhline(mean, color=color, ls="-.", lw=1.2, label=name)
+            ax.axhline(mean, color=color, ls="-.", lw=1.3, label=f"{name} (mean)")
             if np.isfinite(se):
-                for edge in (mean - se, mean + se):
-                    ax.axhline(edge, color=color, ls=":", lw=0.8)
+                ax.axhspan(mean - se, mean + se, color=color, alpha=0.15, lw=0,
+                           label=f"{name} ± SE")
         ax.set_title(title)
         ax.set_xlabel("budget (% of the stream)")
         ax.set_xticks(100 * np.array(sorted(b for b in summary["budget_share"] if b >= 0)))
         ax.set_ylabel("%")
     handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize=8,
+    fig.legend(handles, labels, loc="lower center", ncol=(len(labels) + 1) // 2, fontsize=8,
                frameon=False)
     first = runs[runs["study"] == study].iloc[0]
     fig.suptitle(f"{study}: {first['dataset']}, learner {first['learner']} — mean ± SE over "
-                 f"{runs[runs['study'] == study]['replication'].nunique()} replications",
-                 fontsize=10)
-    fig.tight_layout(rect=(0, 0.08, 1, 1))
+                 f"{runs[runs['study'] == study]['replication'].nunique()} replications; "
+                 "the references use no budget (Initial: D0 only; All Training Data: every "
+                 "training label)", fontsize=10)
+    fig.tight_layout(rect=(0, 0.13, 1, 1))
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -78,7 +87,7 @@ def figure_one_run(study_id: str, path: Path, *, replication: int = 0,
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from cbeal.plotting import plot_budget, plot_weights
+    from cbeal.plotting import STREAM_AXIS, plot_budget, plot_weights
 
     study = CASE_STUDIES[study_id]
     data = study.data(replication)
@@ -89,6 +98,9 @@ def figure_one_run(study_id: str, path: Path, *, replication: int = 0,
     _plot_asks(trace, axes[0])
     plot_weights(trace, axes[1], title="standardized agent weights (after EWMA flips)")
     plot_budget(trace, axes[2], title=f"label spend against the budget ({budget_share:.0%})")
+    for ax in axes[:-1]:
+        ax.set_xlabel("")
+    axes[-1].set_xlabel(STREAM_AXIS)
     fig.suptitle(f"{study_id}: one CbeAL-6 run (replication {replication}, "
                  f"{int(data.y0.sum())} failure(s) in D0)", fontsize=10)
     fig.tight_layout()
@@ -99,12 +111,15 @@ def figure_one_run(study_id: str, path: Path, *, replication: int = 0,
 
 
 def _plot_asks(trace: Any, ax: Any) -> None:
+    from cbeal.plotting import FAILURE, PASS
+
     t = np.arange(len(trace))
     fails = trace.y_true == 1
-    ax.vlines(t[fails], 0.0, 0.35, color="tab:orange", lw=0.6, label="failure in the stream")
+    ax.vlines(t[fails], 0.0, 0.35, color=FAILURE, alpha=0.45, lw=0.6,
+              label="failure in the stream")
     asked = trace.acquired
-    ax.vlines(t[asked & ~fails], 0.45, 1.0, color="tab:blue", lw=0.8, label="asked: pass")
-    ax.vlines(t[asked & fails], 0.45, 1.0, color="tab:red", lw=1.4, label="asked: failure")
+    ax.vlines(t[asked & ~fails], 0.45, 1.0, color=PASS, lw=0.8, label="asked: pass")
+    ax.vlines(t[asked & fails], 0.45, 1.0, color=FAILURE, lw=1.4, label="asked: failure")
     ax.set_yticks([])
     ax.set_ylim(0, 1.35)  # room for the legend above the bars
     ax.set_title("when labels were asked (top) and where the failures were (bottom)")
