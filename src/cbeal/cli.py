@@ -1,6 +1,7 @@
 """The command line, the only module that knows flags: ``cbeal demo``, ``run``, ``casestudy``,
-``reproduce``, ``benchmark`` and the service's commands (see :data:`DESCRIPTION`). Library errors name parameters in backticks
-(`test_fraction`); :func:`_as_flags` turns them into flags (--test-fraction)."""
+``reproduce``, ``benchmark`` and the service's commands (see :data:`DESCRIPTION`). Library
+errors name parameters in backticks (`test_fraction`); :func:`_as_flags` turns them into
+flags (--test-fraction)."""
 
 from __future__ import annotations
 
