@@ -4,8 +4,8 @@ samples and labels, restart it, and check that nothing acknowledged was lost.
 The client replays a fixed plan (sample batches with fixed ids, then the labels of every
 task the service asks for, answered from the stream's truth). A killer thread sends
 SIGKILL a random time (0.1 to 3 s) after the server is serving again; the client notices
-the dead server, restarts it and repeats the request that was in flight (requests are idempotent: sample ids, label request ids).
-At the end it checks, directly in the database:
+the dead server, restarts it and repeats the request that was in flight (requests are
+idempotent: sample ids, label request ids). At the end it checks, directly in the database:
 
 * every acknowledged sample is stored, with the decision the client was told;
 * every acknowledged label is stored with its value;
