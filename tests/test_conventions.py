@@ -106,7 +106,7 @@ LAYERS: dict[str, set[str] | None] = {
     "baselines": {"core"},
     "datasets": {"core"},
     "learners": {"core"},
-    "models": {"core", "learners", "modelfile"},
+    "models": {"baselines", "core", "learners", "modelfile"},
     "modelfile": {"core", "learners", "_version"},
     "evaluation": {"core", "learners"},
     "streams": {"core", "learners"},

@@ -295,3 +295,19 @@ def test_threads_sharing_a_model_lose_nothing(stream: SimulatedStream) -> None:
     assert model.budget_used_ == len(acquired)
     assert len(model.pending) + model.n_labels_ == len(acquired) > 0
     assert {p.id for p in model.pending} < {d.id for d in acquired}
+
+
+def test_the_default_preset_is_the_recommended_one_and_named_presets_are_unchanged() -> None:
+    from cbeal.core import Exp4P
+
+    model = CbeAL.from_preset(estimator=LogisticRegression(), budget=0.05)
+    assert [n for n, _ in model.agents] == ["RAL1", "RAL2", "ENT", "VU"]
+    assert isinstance(model.solver, Exp4P) and model.solver.eta == 0.2 and not model.solver.ewma
+    assert model.agents[2][1].budget_fraction == 0.05
+    same = CbeAL.from_preset(estimator=LogisticRegression(), budget=40, budget_fraction=0.05)
+    assert repr(same.agents) == repr(model.agents)
+    with pytest.raises(ParameterError, match="share of the stream"):
+        CbeAL.from_preset(estimator=LogisticRegression(), budget=40)
+    paper = CbeAL.from_preset("CBEAL-6", estimator=LogisticRegression(), budget=40)
+    assert [n for n, _ in paper.agents] == ["LD1", "RAL1", "LD2", "RAL2", "SPF1", "RAL3"]
+    assert paper.solver is None and paper.epsilon == 0.01

@@ -7,8 +7,10 @@ from typing import Any
 
 import numpy as np
 
-from cbeal.core import AgentEnsemble, Exp4P, preset_agents
+from cbeal.baselines import preset_pool
+from cbeal.core import AgentEnsemble, Exp4P, LabelRate, ParameterError, as_budget, preset_agents
 from cbeal.core.agent import Agent
+from cbeal.core.presets import EXTENDED_PRESETS, RECOMMENDED, preset_solver
 from cbeal.models.stream import StreamLearner
 
 __all__ = ["CbeAL"]
@@ -109,9 +111,29 @@ class CbeAL(StreamLearner):
         self.random_state = random_state
 
     @classmethod
-    def from_preset(cls, name: str = "CBEAL-6", **params: Any) -> CbeAL:
-        """A CbeAL with the agents of preset `name` (CBEAL-2, -4, -4*, -6, -8; spec §5)."""
-        return cls(agents=preset_agents(name), **params)
+    def from_preset(cls, name: str | None = None, *, budget_fraction: float | None = None,
+                    **params: Any) -> CbeAL:
+        """A CbeAL with the agents of preset `name`.
+
+        The paper's presets are CBEAL-2, -4, -4*, -6 and -8 (its Tables 1 and A). Without a
+        name: the recommended preset, ``CBEAL-4U`` (two RAL agents, entropy and variable
+        uncertainty sampling paced to the budget, Exp4.P with step 0.2 and no EWMA chart),
+        chosen on the development part of cbeal's label-efficiency suite (BENCHMARK.md).
+        Its pacing agents need the budget as a share of the stream: give `budget` as a
+        rate (e.g. ``0.05``) or pass ``budget_fraction=B / n``.
+        """
+        key = (RECOMMENDED if name is None else name).upper().replace("_", "-")
+        if key not in EXTENDED_PRESETS:
+            return cls(agents=preset_agents(key), **params)
+        share = budget_fraction if budget_fraction is not None else _share(params.get("budget"))
+        if share is None:
+            raise ParameterError(
+                f"{key} paces its agents to a share of the stream: give the budget as a rate "
+                "(e.g. budget=0.05) or pass budget_fraction=B/n with a count budget"
+            )
+        params.setdefault("solver", preset_solver(key))
+        params.setdefault("epsilon", EXTENDED_PRESETS[key]["epsilon"])
+        return cls(agents=preset_pool(key, share), **params)
 
     @classmethod
     def from_agents(cls, agents: Sequence[Agent | tuple[str, Agent]], **params: Any) -> CbeAL:
@@ -126,3 +148,11 @@ class CbeAL(StreamLearner):
         """Current standardized agent weights."""
         self._check_fitted()
         return np.asarray(self.policy_.solver_.weights())  # type: ignore[attr-defined]
+
+
+def _share(budget: Any) -> float | None:
+    """The share of the stream a rate budget allows (None for a count or no budget)."""
+    if budget is None:
+        return None
+    spec = as_budget(budget)
+    return float(spec.rate) if isinstance(spec, LabelRate) else None
