@@ -39,14 +39,25 @@ ARGS = ("--open", "--undo-seconds", "0", "--checkpoint-every", "2000")
 
 
 def create(url: str, s: Any, name: str, learner: str = "logreg", budget: str = "2%") -> None:
-    r = httpx.post(f"{url}/api/v1/streams", timeout=60, json={
-        "name": name, "features": FEATURES, "classes": [0, 1], "budget": budget,
-        "learner": learner, "seed": 0, "initial": {"x": s.X0.tolist(), "y": s.y0.tolist()}})
+    r = httpx.post(
+        f"{url}/api/v1/streams",
+        timeout=60,
+        json={
+            "name": name,
+            "features": FEATURES,
+            "classes": [0, 1],
+            "budget": budget,
+            "learner": learner,
+            "seed": 0,
+            "initial": {"x": s.X0.tolist(), "y": s.y0.tolist()},
+        },
+    )
     r.raise_for_status()
 
 
-def single(url: str, name: str, X: np.ndarray, prefix: str, clients: int = 1
-           ) -> tuple[float, list[float]]:
+def single(
+    url: str, name: str, X: np.ndarray, prefix: str, clients: int = 1
+) -> tuple[float, list[float]]:
     """Decisions per second and latencies (s) of one-sample requests from `clients` threads."""
     lat: list[float] = []
     lock = threading.Lock()
@@ -56,8 +67,10 @@ def single(url: str, name: str, X: np.ndarray, prefix: str, clients: int = 1
         with httpx.Client(base_url=url, timeout=60) as http:
             for i in range(k, len(X), clients):
                 t = time.perf_counter()
-                r = http.post(f"/api/v1/streams/{name}/samples", json={"samples": [
-                    {"id": f"{prefix}{i}", "x": X[i].tolist()}]})
+                r = http.post(
+                    f"/api/v1/streams/{name}/samples",
+                    json={"samples": [{"id": f"{prefix}{i}", "x": X[i].tolist()}]},
+                )
                 mine.append(time.perf_counter() - t)
                 assert r.status_code == 200, r.text
         with lock:
@@ -77,8 +90,12 @@ def batched(url: str, name: str, X: np.ndarray, prefix: str, size: int = 1000) -
     with httpx.Client(base_url=url, timeout=120) as http:
         for lo in range(0, len(X), size):
             hi = min(len(X), lo + size)
-            r = http.post(f"/api/v1/streams/{name}/samples", json={"samples": [
-                {"id": f"{prefix}{i}", "x": X[i].tolist()} for i in range(lo, hi)]})
+            r = http.post(
+                f"/api/v1/streams/{name}/samples",
+                json={
+                    "samples": [{"id": f"{prefix}{i}", "x": X[i].tolist()} for i in range(lo, hi)]
+                },
+            )
             assert r.status_code == 200, r.text
     return len(X) / (time.perf_counter() - start)
 
@@ -88,8 +105,10 @@ def label_all(url: str, name: str, y_of: dict[str, int]) -> int:
     with httpx.Client(base_url=url, timeout=60) as http:
         while (r := http.get(f"/api/v1/streams/{name}/tasks/next")).status_code == 200:
             t = r.json()
-            http.post(f"/api/v1/tasks/{t['task_id']}/label", json={
-                "label": y_of[t["sample_id"]], "request_id": f"l{t['task_id']}"})
+            http.post(
+                f"/api/v1/tasks/{t['task_id']}/label",
+                json={"label": y_of[t["sample_id"]], "request_id": f"l{t['task_id']}"},
+            )
             n += 1
     return n
 
@@ -105,10 +124,10 @@ def rss_mb(pid: int) -> float:
     return float("nan")
 
 
-def measure(db: str, label: str, n_single: int, n_batch: int, soak: float,
-            rows: list[str]) -> None:
-    s = make_stream(n=max(n_single, n_batch) + 2000, pc=0.1, p=len(FEATURES), sp=0.0,
-                    random_state=0)
+def measure(db: str, label: str, n_single: int, n_batch: int, soak: float, rows: list[str]) -> None:
+    s = make_stream(
+        n=max(n_single, n_batch) + 2000, pc=0.1, p=len(FEATURES), sp=0.0, random_state=0
+    )
     X = s.X_stream
     with tempfile.TemporaryDirectory() as tmp:
         server = Server(db, extra=ARGS, log=Path(tmp) / "serve.log").start()
@@ -119,10 +138,14 @@ def measure(db: str, label: str, n_single: int, n_batch: int, soak: float,
             rate4, lat4 = single(server.url, "a", X[:n_single], "s4-", clients=4)
             create(server.url, s, "b")
             rate_b = batched(server.url, "b", X[:n_batch], "b-")
-            rows.append(f"| {label} | single, 1 client | {rate1:,.0f} decisions/s | "
-                        f"{pct(lat1, 50):.1f} | {pct(lat1, 99):.1f} |")
-            rows.append(f"| {label} | single, 4 clients | {rate4:,.0f} decisions/s | "
-                        f"{pct(lat4, 50):.1f} | {pct(lat4, 99):.1f} |")
+            rows.append(
+                f"| {label} | single, 1 client | {rate1:,.0f} decisions/s | "
+                f"{pct(lat1, 50):.1f} | {pct(lat1, 99):.1f} |"
+            )
+            rows.append(
+                f"| {label} | single, 4 clients | {rate4:,.0f} decisions/s | "
+                f"{pct(lat4, 50):.1f} | {pct(lat4, 99):.1f} |"
+            )
             rows.append(f"| {label} | batches of 1,000 | {rate_b:,.0f} samples/s | – | – |")
             # C. a random forest retrains in the background while single samples arrive
             create(server.url, s, "rf", learner="random-forest", budget="20%")
@@ -131,9 +154,11 @@ def measure(db: str, label: str, n_single: int, n_batch: int, soak: float,
             label_all(server.url, "rf", y_of)  # ~300 labels: retrains queue up
             _, lat_rf = single(server.url, "rf", X[1500:2000], "rf-")
             status = httpx.get(f"{server.url}/api/v1/streams/rf", timeout=60).json()
-            rows.append(f"| {label} | single during random-forest retrains (model v"
-                        f"{status['model_version']}) | – | {pct(lat_rf, 50):.1f} | "
-                        f"{pct(lat_rf, 99):.1f} |")
+            rows.append(
+                f"| {label} | single during random-forest retrains (model v"
+                f"{status['model_version']}) | – | {pct(lat_rf, 50):.1f} | "
+                f"{pct(lat_rf, 99):.1f} |"
+            )
             if soak > 0:
                 rows.append(soak_row(server, s, soak, label))
         finally:
@@ -151,16 +176,19 @@ def soak_row(server: Server, s: Any, seconds: float, label: str) -> str:
     i = 0
     with httpx.Client(base_url=server.url, timeout=60) as http:
         while time.monotonic() - start < seconds:
-            batch = [{"id": f"k{i + j}", "x": s.X_stream[(i + j) % len(y)].tolist()}
-                     for j in range(20)]
+            batch = [
+                {"id": f"k{i + j}", "x": s.X_stream[(i + j) % len(y)].tolist()} for j in range(20)
+            ]
             r = http.post("/api/v1/streams/soak/samples", json={"samples": batch})
             errors += r.status_code != 200
             sent += 20
             while (t := http.get("/api/v1/streams/soak/tasks/next")).status_code == 200:
                 task = t.json()
                 k = int(task["sample_id"][1:]) % len(y)
-                r = http.post(f"/api/v1/tasks/{task['task_id']}/label", json={
-                    "label": int(y[k]), "request_id": f"s{task['task_id']}"})
+                r = http.post(
+                    f"/api/v1/tasks/{task['task_id']}/label",
+                    json={"label": int(y[k]), "request_id": f"s{task['task_id']}"},
+                )
                 errors += r.status_code != 200
                 labels += 1
             i += 20
@@ -169,9 +197,11 @@ def soak_row(server: Server, s: Any, seconds: float, label: str) -> str:
                 next_mem += 30
     mem.append(rss_mb(pid))
     half = len(mem) // 2
-    return (f"| {label} | soak {seconds / 60:.0f} min: {sent:,} samples, {labels:,} labels, "
-            f"{errors} errors; server memory {mem[0]:.0f} → {mem[half]:.0f} → {mem[-1]:.0f} MB "
-            f"(start, middle, end) | – | – | – |")
+    return (
+        f"| {label} | soak {seconds / 60:.0f} min: {sent:,} samples, {labels:,} labels, "
+        f"{errors} errors; server memory {mem[0]:.0f} → {mem[half]:.0f} → {mem[-1]:.0f} MB "
+        f"(start, middle, end) | – | – | – |"
+    )
 
 
 def main() -> None:
@@ -187,13 +217,20 @@ def main() -> None:
     if not args.no_postgres and pg_available():
         with pg_schema() as url:
             measure(url, "PostgreSQL", args.single, args.batch, 0.0, rows)
-    text = "\n".join([
-        "# Service speed", "",
-        f"cbeal {cbeal.__version__} (git {git_sha()}), Python {platform.python_version()}, "
-        f"{platform.machine()}, {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC; server and "
-        f"client on the same 2-core machine; PostgreSQL {PG_BASE.split('@')[-1]}.", "",
-        "| database | workload | throughput | p50 ms | p99 ms |", "|---|---|---:|---:|---:|",
-        *rows, ""])
+    text = "\n".join(
+        [
+            "# Service speed",
+            "",
+            f"cbeal {cbeal.__version__} (git {git_sha()}), Python {platform.python_version()}, "
+            f"{platform.machine()}, {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC; server and "
+            f"client on the same 2-core machine; PostgreSQL {PG_BASE.split('@')[-1]}.",
+            "",
+            "| database | workload | throughput | p50 ms | p99 ms |",
+            "|---|---|---:|---:|---:|",
+            *rows,
+            "",
+        ]
+    )
     print(text)
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(text)

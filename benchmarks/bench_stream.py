@@ -48,8 +48,9 @@ def decision_overhead(n: int, repeats: int) -> float:
 
     times = []
     for _ in range(repeats):
-        model = CbeAL.from_preset("CBEAL-6", estimator=make_learner("logreg"), budget=10**9,
-                                  random_state=0).fit(s.X0, s.y0)
+        model = CbeAL.from_preset(
+            "CBEAL-6", estimator=make_learner("logreg"), budget=10**9, random_state=0
+        ).fit(s.X0, s.y0)
         t0 = time.perf_counter()
         for x, pr in zip(s.X_stream, proba, strict=True):
             model.query_one(x, proba=pr)  # the learner is never called nor touched
@@ -67,8 +68,9 @@ def per_sample_fixed_learner(learner: str, n: int, repeats: int) -> tuple[float,
     X = s.X_stream[170 : 170 + n]
 
     def ours() -> None:
-        model = CbeAL.from_preset("CBEAL-6", estimator=make_learner(learner), budget=10**9,
-                                  random_state=0).fit(X_pool, y_pool)
+        model = CbeAL.from_preset(
+            "CBEAL-6", estimator=make_learner(learner), budget=10**9, random_state=0
+        ).fit(X_pool, y_pool)
         for x in X:
             model.query_one(x)
 
@@ -92,8 +94,9 @@ def batch_vs_single(learner: str, n: int, repeats: int) -> tuple[float, float]:
     X = s.X_stream[170 : 170 + n]
 
     def model() -> CbeAL:
-        return CbeAL.from_preset("CBEAL-6", estimator=make_learner(learner), budget=10**9,
-                                 random_state=0).fit(X_pool, y_pool)
+        return CbeAL.from_preset(
+            "CBEAL-6", estimator=make_learner(learner), budget=10**9, random_state=0
+        ).fit(X_pool, y_pool)
 
     def one() -> None:
         m = model()
@@ -111,8 +114,9 @@ def end_to_end(learner: str, repeats: int) -> tuple[float, int, float]:
     stats: dict[str, float] = {}
 
     def run() -> None:
-        model = CbeAL.from_preset("CBEAL-6", estimator=make_learner(learner), budget=s.budget,
-                                  random_state=0).fit(s.X0, s.y0)
+        model = CbeAL.from_preset(
+            "CBEAL-6", estimator=make_learner(learner), budget=s.budget, random_state=0
+        ).fit(s.X0, s.y0)
         trace = simulate(model, s.X_stream, s.y_stream)
         stats["n"] = trace.n_acquired
         stats["acc"] = float(np.mean(model.predict(s.X_test) == s.y_test))
@@ -161,8 +165,9 @@ def main() -> None:
     for learner in ("svm", "logreg"):
         ours, theirs = per_sample_fixed_learner(learner, 300 if args.quick else 1000, reps)
         rows_b.append((learner, ours, theirs))
-    rows_batch = [(lr, *batch_vs_single(lr, 300 if args.quick else 1000, reps))
-                  for lr in ("svm", "logreg")]
+    rows_batch = [
+        (lr, *batch_vs_single(lr, 300 if args.quick else 1000, reps)) for lr in ("svm", "logreg")
+    ]
     rows_c = []
     for learner in ("svm", "svm-libsvm", "logreg"):
         t, n_acq, acc = end_to_end(learner, reps)
@@ -190,8 +195,10 @@ def main() -> None:
         "|---|---:|---:|---:|",
     ]
     for learner, ours, theirs in rows_b:
-        lines.append(f"| {learner} | {1e6 * ours:.0f} µs | {1e6 * theirs:.0f} µs | "
-                     f"{theirs / ours:.1f}× faster |")
+        lines.append(
+            f"| {learner} | {1e6 * ours:.0f} µs | {1e6 * theirs:.0f} µs | "
+            f"{theirs / ours:.1f}× faster |"
+        )
     lines += [
         "",
         "## B2. A batch: `query_many` (one `predict_proba` call) vs `query_one` row by row",
@@ -200,8 +207,9 @@ def main() -> None:
         "|---|---:|---:|---:|",
     ]
     for learner, one, many in rows_batch:
-        lines.append(f"| {learner} | {1e6 * one:.0f} µs | {1e6 * many:.0f} µs | "
-                     f"{one / many:.1f}× faster |")
+        lines.append(
+            f"| {learner} | {1e6 * one:.0f} µs | {1e6 * many:.0f} µs | {one / many:.1f}× faster |"
+        )
     lines += [
         "",
         "## C. One n = 1500 stream end to end, refit after every acquisition (goal ≤ 1 s)",

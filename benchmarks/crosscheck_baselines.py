@@ -101,9 +101,14 @@ def _methods() -> dict[str, Any]:
     from cbeal.models import SingleAgentLearner, StreamLearner
 
     def us_04(est: Any, budget: int, n_stream: int, seed: int) -> StreamLearner:
-        return SingleAgentLearner(agent=SkactivemlAgent(strategy="US", budget_fraction=0.4),
-                                  name=EXTRA_US, epsilon=0.0, estimator=est, budget=budget,
-                                  random_state=seed)
+        return SingleAgentLearner(
+            agent=SkactivemlAgent(strategy="US", budget_fraction=0.4),
+            name=EXTRA_US,
+            epsilon=0.0,
+            estimator=est,
+            budget=budget,
+            random_state=seed,
+        )
 
     methods: dict[str, Any] = {name: METHODS[name] for name, _ in PAIRS}
     methods.update(skactiveml_methods())
@@ -133,15 +138,21 @@ def run_one(task: tuple[str, int, str]) -> list[dict[str, Any]]:
             model.fit(data.X0, data.y0)
             trace = simulate(model, data.X_stream, data.y_stream)
             acquired = np.flatnonzero(trace.acquired)
-            rows.append({
-                "scenario": scenario_id, "rep": rep, "learner": learner, "method": name,
-                "accuracy": float(np.mean(model.predict(data.X_test) == data.y_test)),
-                "labels": trace.n_acquired,
-                "asked": float(trace.advice[:, 0].sum()),  # expected count for RS
-                "last": (acquired[-1] + 1) / n_stream if acquired.size else 0.0,
-                "budget": data.budget, "n_stream": n_stream,
-                "seconds": time.perf_counter() - t0,
-            })
+            rows.append(
+                {
+                    "scenario": scenario_id,
+                    "rep": rep,
+                    "learner": learner,
+                    "method": name,
+                    "accuracy": float(np.mean(model.predict(data.X_test) == data.y_test)),
+                    "labels": trace.n_acquired,
+                    "asked": float(trace.advice[:, 0].sum()),  # expected count for RS
+                    "last": (acquired[-1] + 1) / n_stream if acquired.size else 0.0,
+                    "budget": data.budget,
+                    "n_stream": n_stream,
+                    "seconds": time.perf_counter() - t0,
+                }
+            )
     return rows
 
 
@@ -154,9 +165,11 @@ def table(rows: list[dict[str, Any]], learner: str, scenarios: Sequence[str]) ->
     import pandas as pd
 
     df = pd.DataFrame([r for r in rows if r["learner"] == learner])
-    head = ("| scenario | ours | theirs | acc. ours | acc. theirs | Δ acc. (± se) | "
-            "labels ours | labels theirs | Δ labels (± se) | asked ours / theirs | "
-            "last acq. ours / theirs |")
+    head = (
+        "| scenario | ours | theirs | acc. ours | acc. theirs | Δ acc. (± se) | "
+        "labels ours | labels theirs | Δ labels (± se) | asked ours / theirs | "
+        "last acq. ours / theirs |"
+    )
     lines = [head, "|" + "---|" * 11]
     for ours, theirs in PAIRS:
         for sid in [*scenarios, "all"]:
@@ -182,8 +195,9 @@ def table(rows: list[dict[str, Any]], learner: str, scenarios: Sequence[str]) ->
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--replications", type=int, default=10)
     parser.add_argument("--scenarios", nargs="+", default=["S01", "S02", "S05", "S07"])
     parser.add_argument("--learners", nargs="+", default=["logreg", "svm-libsvm"])
@@ -197,16 +211,20 @@ def main() -> None:
     import cbeal
     from cbeal.experiments.scenarios import scenario
 
-    tasks = [(s, r, learner) for learner in args.learners for s in args.scenarios
-             for r in range(args.replications)]
+    tasks = [
+        (s, r, learner)
+        for learner in args.learners
+        for s in args.scenarios
+        for r in range(args.replications)
+    ]
     t0 = time.perf_counter()
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         rows = [row for chunk in pool.map(run_one, tasks) for row in chunk]
     wall = time.perf_counter() - t0
 
     scen = ", ".join(
-        f"{s} (n={scenario(s).n}, pc={scenario(s).pc}, sp={scenario(s).sp}, "
-        f"ds={scenario(s).ds})" for s in args.scenarios
+        f"{s} (n={scenario(s).n}, pc={scenario(s).pc}, sp={scenario(s).sp}, ds={scenario(s).ds})"
+        for s in args.scenarios
     )
     parts = [
         "# Cross-check: our baselines vs scikit-activeml's stream strategies",
@@ -218,18 +236,18 @@ def main() -> None:
         "",
         f"Scenarios: {scen}; {args.replications} replications each, generator v1. "
         "Accuracy on the clean balanced test set (500). Δ = ours − theirs, paired by "
-        "replication, ± one standard error; * = |Δ| > 2 se. \"asked\": samples the strategy "
+        'replication, ± one standard error; * = |Δ| > 2 se. "asked": samples the strategy '
         "asked for, before cbeal's hard cap B (the sum of its advice: for our RS, whose "
-        "advice is the rate b, the expected count b·n); \"last acq.\": position of the last "
+        'advice is the rate b, the expected count b·n); "last acq.": position of the last '
         "acquisition as a share of the stream (1.00 = at the end).",
         "",
     ]
     for learner in args.learners:
-        desc = {"logreg": "LogisticRegression(max_iter=1000)",
-                "svm-libsvm": "SVC(probability=True) (libsvm's Platt scaling)"}.get(learner,
-                                                                                   learner)
-        parts += [f"## Learner `{learner}`: {desc}", "", table(rows, learner, args.scenarios),
-                  ""]
+        desc = {
+            "logreg": "LogisticRegression(max_iter=1000)",
+            "svm-libsvm": "SVC(probability=True) (libsvm's Platt scaling)",
+        }.get(learner, learner)
+        parts += [f"## Learner `{learner}`: {desc}", "", table(rows, learner, args.scenarios), ""]
     parts += [
         READING,
         f"cbeal {cbeal.__version__} (git {git_sha()}), scikit-activeml {skactiveml.__version__}, "

@@ -43,9 +43,21 @@ OUT = HERE / "results" / "durability.md"
 
 class Harness:
     def __init__(self, db: str, workdir: Path, *, seed: int, retrain: str) -> None:
-        self.server = Server(db, extra=("--open", "--undo-seconds", "0", "--retrain", retrain,
-                                        "--checkpoint-every", "50", "--lease-seconds", "5"),
-                             log=workdir / "serve.log")
+        self.server = Server(
+            db,
+            extra=(
+                "--open",
+                "--undo-seconds",
+                "0",
+                "--retrain",
+                retrain,
+                "--checkpoint-every",
+                "50",
+                "--lease-seconds",
+                "5",
+            ),
+            log=workdir / "serve.log",
+        )
         self.db = db
         self.rng = random.Random(seed)
         self.kills = 0
@@ -87,18 +99,36 @@ class Harness:
                     self.kills += 1
 
 
-def run(kills: int, db: str, workdir: Path, *, seed: int = 0, retrain: str = "background",
-        batch: int = 20, low: float = 0.1, high: float = 3.0) -> dict[str, Any]:
+def run(
+    kills: int,
+    db: str,
+    workdir: Path,
+    *,
+    seed: int = 0,
+    retrain: str = "background",
+    batch: int = 20,
+    low: float = 0.1,
+    high: float = 3.0,
+) -> dict[str, Any]:
     """Stream until `kills` SIGKILLs have happened; returns the checks' counts."""
     s = make_stream(n=100_000, pc=0.2, p=len(FEATURES), sp=0.0, random_state=seed)
     truth = ["fail" if v else "ok" for v in s.y_stream.tolist()]
     h = Harness(db, workdir, seed=seed, retrain=retrain)
     h.server.start()
     h.ready_at = time.monotonic()
-    h.call("POST", "/api/v1/streams", json={
-        "name": "line", "features": FEATURES, "classes": ["ok", "fail"], "budget": "10%",
-        "learner": "logreg", "seed": seed,
-        "initial": {"x": s.X0.tolist(), "y": ["fail" if v else "ok" for v in s.y0.tolist()]}})
+    h.call(
+        "POST",
+        "/api/v1/streams",
+        json={
+            "name": "line",
+            "features": FEATURES,
+            "classes": ["ok", "fail"],
+            "budget": "10%",
+            "learner": "logreg",
+            "seed": seed,
+            "initial": {"x": s.X0.tolist(), "y": ["fail" if v else "ok" for v in s.y0.tolist()]},
+        },
+    )
     acked_samples: dict[str, str | None] = {}
     acked_labels: dict[int, str] = {}
     stop = threading.Event()
@@ -108,39 +138,65 @@ def run(kills: int, db: str, workdir: Path, *, seed: int = 0, retrain: str = "ba
     start = time.perf_counter()
     while killer.is_alive():
         ids = [f"p{i}" for i in range(lo, lo + batch)]
-        reply = h.call("POST", "/api/v1/streams/line/samples", json={"samples": [
-            {"id": sid, "x": s.X_stream[i].tolist()} for sid, i in zip(ids, range(lo, lo + batch),
-                                                                       strict=True)]})
+        reply = h.call(
+            "POST",
+            "/api/v1/streams/line/samples",
+            json={
+                "samples": [
+                    {"id": sid, "x": s.X_stream[i].tolist()}
+                    for sid, i in zip(ids, range(lo, lo + batch), strict=True)
+                ]
+            },
+        )
         for d in reply["decisions"]:
             acked_samples[d["sample_id"]] = d["decision_id"]
         lo += batch
         while (task := h.call("GET", "/api/v1/streams/line/tasks/next")) is not None:
             label = truth[int(task["sample_id"][1:])]
-            h.call("POST", f"/api/v1/tasks/{task['task_id']}/label",
-                   json={"label": label, "request_id": f"label-{task['task_id']}"})
+            h.call(
+                "POST",
+                f"/api/v1/tasks/{task['task_id']}/label",
+                json={"label": label, "request_id": f"label-{task['task_id']}"},
+            )
             acked_labels[task["task_id"]] = label
     stop.set()
     seconds = time.perf_counter() - start
     h.server.stop()
     return check(db, acked_samples, acked_labels) | {
-        "kills": h.kills, "restarts": h.restarts, "seconds": round(seconds, 1)}
+        "kills": h.kills,
+        "restarts": h.restarts,
+        "seconds": round(seconds, 1),
+    }
 
 
-def check(db: str, acked_samples: dict[str, str | None],
-          acked_labels: dict[int, str]) -> dict[str, Any]:
+def check(
+    db: str, acked_samples: dict[str, str | None], acked_labels: dict[int, str]
+) -> dict[str, Any]:
     engine = connect(db)
     with engine.connect() as conn:
-        stored = {r.sample_id: r.decision_id for r in conn.execute(
-            select(samples.c.sample_id, samples.c.decision_id).where(samples.c.seq > 0))}
-        n_rows = conn.execute(select(func.count()).select_from(samples)
-                              .where(samples.c.seq > 0)).scalar_one()
-        labels = {r.id: r.label for r in conn.execute(
-            select(tasks.c.id, tasks.c.label).where(tasks.c.label.is_not(None),
-                                                    tasks.c.status != "initial"))}
-        n_tasks = conn.execute(select(func.count()).select_from(tasks)
-                               .where(tasks.c.status != "initial")).scalar_one()
-        n_acquired = conn.execute(select(func.count()).select_from(samples)
-                                  .where(samples.c.acquire)).scalar_one()
+        stored = {
+            r.sample_id: r.decision_id
+            for r in conn.execute(
+                select(samples.c.sample_id, samples.c.decision_id).where(samples.c.seq > 0)
+            )
+        }
+        n_rows = conn.execute(
+            select(func.count()).select_from(samples).where(samples.c.seq > 0)
+        ).scalar_one()
+        labels = {
+            r.id: r.label
+            for r in conn.execute(
+                select(tasks.c.id, tasks.c.label).where(
+                    tasks.c.label.is_not(None), tasks.c.status != "initial"
+                )
+            )
+        }
+        n_tasks = conn.execute(
+            select(func.count()).select_from(tasks).where(tasks.c.status != "initial")
+        ).scalar_one()
+        n_acquired = conn.execute(
+            select(func.count()).select_from(samples).where(samples.c.acquire)
+        ).scalar_one()
     lost_samples = sum(sid not in stored for sid in acked_samples)
     changed = sum(stored.get(sid, d) != d for sid, d in acked_samples.items())
     lost_labels = sum(labels.get(t) != v for t, v in acked_labels.items())
@@ -153,11 +209,17 @@ def check(db: str, acked_samples: dict[str, str | None],
     runtime = streams.get("line")  # raises ReplayMismatch on any differing decision
     engine.dispose()
     return {
-        "samples_acked": len(acked_samples), "samples_lost": lost_samples,
-        "decisions_changed": changed, "samples_duplicated": n_rows - len(stored),
-        "labels_acked": len(acked_labels), "labels_lost": lost_labels,
-        "tasks": n_tasks, "acquired": n_acquired, "tasks_duplicated": n_tasks - n_acquired,
-        "replayed_events": runtime.seq, "replay_exact": True,
+        "samples_acked": len(acked_samples),
+        "samples_lost": lost_samples,
+        "decisions_changed": changed,
+        "samples_duplicated": n_rows - len(stored),
+        "labels_acked": len(acked_labels),
+        "labels_lost": lost_labels,
+        "tasks": n_tasks,
+        "acquired": n_acquired,
+        "tasks_duplicated": n_tasks - n_acquired,
+        "replayed_events": runtime.seq,
+        "replay_exact": True,
         "labels_learned": int(runtime.model.n_labels_),
     }
 
@@ -175,16 +237,25 @@ def main() -> None:
         db = args.db or f"sqlite:///{tmp}/durability.db"
         result = run(args.kills, db, Path(tmp), seed=args.seed, retrain=args.retrain)
     kind = db.split(":")[0].split("+")[0]
-    lines = [f"# Durability ({kind}, retrain={args.retrain}, seed {args.seed})", "",
-             "| check | count |", "|---|---:|"]
+    lines = [
+        f"# Durability ({kind}, retrain={args.retrain}, seed {args.seed})",
+        "",
+        "| check | count |",
+        "|---|---:|",
+    ]
     lines += [f"| {k} | {v} |" for k, v in result.items()]
     text = "\n".join(lines) + "\n"
     print(text)
     OUT.parent.mkdir(parents=True, exist_ok=True)
     with OUT.open("a") as fh:
         fh.write(text + "\n")
-    ok = not (result["samples_lost"] or result["decisions_changed"] or result["labels_lost"]
-              or result["samples_duplicated"] or result["tasks_duplicated"])
+    ok = not (
+        result["samples_lost"]
+        or result["decisions_changed"]
+        or result["labels_lost"]
+        or result["samples_duplicated"]
+        or result["tasks_duplicated"]
+    )
     sys.exit(0 if ok else 1)
 
 

@@ -62,8 +62,18 @@ def extract(tex: str) -> list[dict[str, object]]:
             for (sp, n), m in zip(COLUMNS, values, strict=True):
                 assert m is not None
                 mean = float(m.group(1)) / (100 if m.group(2) else 1)
-                rows.append({"table": name, "ds": ds, "pc": pc, "sp": sp, "n": n,
-                             "method": method, "mean": mean, "se": float(m.group(3))})
+                rows.append(
+                    {
+                        "table": name,
+                        "ds": ds,
+                        "pc": pc,
+                        "sp": sp,
+                        "n": n,
+                        "method": method,
+                        "mean": mean,
+                        "se": float(m.group(3)),
+                    }
+                )
     return rows
 
 

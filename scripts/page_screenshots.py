@@ -24,8 +24,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 from service_helpers import Server  # noqa: E402
 
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run"]
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 def main(minutes: float = 4.0) -> None:
@@ -34,11 +40,29 @@ def main(minutes: float = 4.0) -> None:
     tmp = Path(tempfile.mkdtemp(prefix="cbeal-pages-"))
     db = f"sqlite:///{tmp / 'demo.db'}"
     data = tmp / "ai4i.csv"
-    subprocess.run([sys.executable, "-m", "cbeal", "data", "ai4i", "--out", str(data)],
-                   check=True, capture_output=True)
-    token = subprocess.run([sys.executable, "-m", "cbeal", "token", "create", "--role", "admin",
-                            "--name", "demo", "--db", db], capture_output=True, text=True,
-                           check=True).stdout.strip()
+    subprocess.run(
+        [sys.executable, "-m", "cbeal", "data", "ai4i", "--out", str(data)],
+        check=True,
+        capture_output=True,
+    )
+    token = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "cbeal",
+            "token",
+            "create",
+            "--role",
+            "admin",
+            "--name",
+            "demo",
+            "--db",
+            db,
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     h = {"Authorization": f"Bearer {token}"}
     server = Server(db, extra=("--undo-seconds", "20"), log=tmp / "serve.log").start()
     frame = pd.read_csv(data)
@@ -46,11 +70,23 @@ def main(minutes: float = 4.0) -> None:
     rows = frame[features].to_numpy().tolist()
     truth = dict(zip(frame["part"], frame["quality"], strict=True))
     http = httpx.Client(base_url=server.url, headers=h, timeout=60)
-    http.post("/api/v1/streams", json={
-        "name": "press-3", "features": features, "classes": ["no failure", "failure"],
-        "failure_class": "failure", "budget": "4%", "learner": "random-forest", "seed": 0,
-        "initial": {"x": rows[:100], "y": frame["quality"][:100].tolist(),
-                    "ids": frame["part"][:100].tolist()}}).raise_for_status()
+    http.post(
+        "/api/v1/streams",
+        json={
+            "name": "press-3",
+            "features": features,
+            "classes": ["no failure", "failure"],
+            "failure_class": "failure",
+            "budget": "4%",
+            "learner": "random-forest",
+            "seed": 0,
+            "initial": {
+                "x": rows[:100],
+                "y": frame["quality"][:100].tolist(),
+                "ids": frame["part"][:100].tolist(),
+            },
+        },
+    ).raise_for_status()
     stop = threading.Event()
 
     def expert() -> None:
@@ -60,8 +96,10 @@ def main(minutes: float = 4.0) -> None:
                 if r.status_code == 200:
                     t = r.json()
                     time.sleep(2.5)  # looks at the part
-                    me.post(f"/api/v1/tasks/{t['task_id']}/label", json={
-                        "label": truth[t["sample_id"]], "request_id": f"demo-{t['task_id']}"})
+                    me.post(
+                        f"/api/v1/tasks/{t['task_id']}/label",
+                        json={"label": truth[t["sample_id"]], "request_id": f"demo-{t['task_id']}"},
+                    )
                 else:
                     time.sleep(1.0)
 
@@ -70,8 +108,10 @@ def main(minutes: float = 4.0) -> None:
     end = time.monotonic() + 60 * minutes
     i = 100
     while time.monotonic() < end and i < len(rows) - 20:
-        http.post("/api/v1/streams/press-3/samples", json={"samples": [
-            {"id": frame["part"][k], "x": rows[k]} for k in range(i, i + 20)]}).raise_for_status()
+        http.post(
+            "/api/v1/streams/press-3/samples",
+            json={"samples": [{"id": frame["part"][k], "x": rows[k]} for k in range(i, i + 20)]},
+        ).raise_for_status()
         i += 20
         time.sleep(1.5)
     stop.set()
@@ -96,7 +136,8 @@ def main(minutes: float = 4.0) -> None:
             page.keyboard.press("2" if truth.get(part) == "failure" else "1")
             page.wait_for_function(
                 f"!document.querySelector('#task h1') || "
-                f"!document.querySelector('#task h1').textContent.includes('{part}')")
+                f"!document.querySelector('#task h1').textContent.includes('{part}')"
+            )
             page.wait_for_selector(".answers button:not([disabled]), .empty")
             times.append(time.perf_counter() - t1)
             if page.locator(".empty").count():
@@ -119,7 +160,8 @@ def main(minutes: float = 4.0) -> None:
         "on the same 2-core machine.\n\n"
         f"* labelling page load (navigation to the first part ready): {load:.2f} s\n"
         f"* one label with the keyboard (key press to the next part ready), median of "
-        f"{len(times)}: {times[len(times) // 2]:.3f} s (max {times[-1]:.3f} s)\n")
+        f"{len(times)}: {times[len(times) // 2]:.3f} s (max {times[-1]:.3f} s)\n"
+    )
     print(out.read_text())
 
 

@@ -56,8 +56,12 @@ def line(seed: int = 0, n: int = 600) -> Any:
 
 def stream_config(s: Any, name: str = "line1", **kw: Any) -> dict[str, Any]:
     cfg: dict[str, Any] = {
-        "name": name, "features": FEATURES, "classes": ["ok", "fail"], "budget": "10%",
-        "learner": "logreg", "seed": 3,
+        "name": name,
+        "features": FEATURES,
+        "classes": ["ok", "fail"],
+        "budget": "10%",
+        "learner": "logreg",
+        "seed": 3,
         "initial": {"x": s.X0.tolist(), "y": names(s.y0)},
     }
     cfg.update(kw)
@@ -77,8 +81,14 @@ def free_port() -> int:
 class Server:
     """`cbeal serve` in its own process (killable with SIGKILL)."""
 
-    def __init__(self, db: str, *, extra: tuple[str, ...] = (), port: int | None = None,
-                 log: Path | None = None) -> None:
+    def __init__(
+        self,
+        db: str,
+        *,
+        extra: tuple[str, ...] = (),
+        port: int | None = None,
+        log: Path | None = None,
+    ) -> None:
         self.db, self.extra = db, extra
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -90,8 +100,20 @@ class Server:
 
         out = open(self.log, "ab") if self.log else subprocess.DEVNULL
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "cbeal", "serve", "--db", self.db, "--port", str(self.port),
-             *self.extra], stdout=out, stderr=out)
+            [
+                sys.executable,
+                "-m",
+                "cbeal",
+                "serve",
+                "--db",
+                self.db,
+                "--port",
+                str(self.port),
+                *self.extra,
+            ],
+            stdout=out,
+            stderr=out,
+        )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             try:

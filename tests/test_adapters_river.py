@@ -30,23 +30,31 @@ def phishing(n: int = N) -> list[tuple[dict[str, float], bool]]:
 
 def cbeal_model(estimator: Any = None, **kw: Any) -> CbeAL:
     # liblinear: ten times faster than lbfgs on these tiny pools
-    params: dict[str, Any] = {"estimator": estimator or LogisticRegression(solver="liblinear"),
-                              "budget": 0.1,
-                              "random_state": 0, **kw}
+    params: dict[str, Any] = {
+        "estimator": estimator or LogisticRegression(solver="liblinear"),
+        "budget": 0.1,
+        "random_state": 0,
+        **kw,
+    }
     return CbeAL.from_preset("CBEAL-4", **params)
 
 
 def river_learner() -> RiverClassifier:
-    return RiverClassifier(model=compose.Pipeline(preprocessing.StandardScaler(),
-                                                  linear_model.LogisticRegression()))
+    return RiverClassifier(
+        model=compose.Pipeline(preprocessing.StandardScaler(), linear_model.LogisticRegression())
+    )
 
 
 @pytest.mark.parametrize("delay", [None, 7])
 def test_progressive_validation_asks_within_budget_and_learns_every_asked_label(
-        delay: int | None) -> None:
+    delay: int | None,
+) -> None:
     model = CbealActiveClassifier(model=cbeal_model(), initial=10)
-    steps = list(evaluate.iter_progressive_val_score(
-        datasets.Phishing().take(N), model, metrics.Accuracy(), delay=delay, step=N))
+    steps = list(
+        evaluate.iter_progressive_val_score(
+            datasets.Phishing().take(N), model, metrics.Accuracy(), delay=delay, step=N
+        )
+    )
     last = steps[-1]
     fitted = model.model_
     assert last["Step"] == N
@@ -82,8 +90,7 @@ def test_same_decisions_as_cbeal_driven_by_hand() -> None:
 @pytest.mark.filterwarnings("ignore::cbeal.SingleClassWarning")  # D0 of 4: one class
 def test_labels_arrive_late_out_of_order_and_for_repeated_samples() -> None:
     data = phishing(120)
-    model = CbealActiveClassifier(model=cbeal_model(budget=0.5, classes=[False, True]),
-                                  initial=4)
+    model = CbealActiveClassifier(model=cbeal_model(budget=0.5, classes=[False, True]), initial=4)
     for x, _ in data[:4]:
         model.predict_one(x)
     assert model.predict_one(data[4][0]) == (None, False)  # D0 asked, labels not in yet
@@ -136,11 +143,17 @@ def test_wrapper_pickles_mid_stream_and_continues_identically() -> None:
 def test_river_conventions() -> None:
     # river's own general checks (the dataset checks assume a passive learner)
     model = CbealActiveClassifier(**next(CbealActiveClassifier._unit_test_params()))
-    checks = (common.check_repr, common.check_str, common.check_clone_same_class,
-              common.check_clone_is_idempotent, common.check_init_has_default_params_for_tests,
-              common.check_doc, common.check_clone_changes_memory_addresses,
-              common.check_pickling_supports_roundtrip,
-              common.check_get_params_matches_signature)
+    checks = (
+        common.check_repr,
+        common.check_str,
+        common.check_clone_same_class,
+        common.check_clone_is_idempotent,
+        common.check_init_has_default_params_for_tests,
+        common.check_doc,
+        common.check_clone_changes_memory_addresses,
+        common.check_pickling_supports_roundtrip,
+        common.check_get_params_matches_signature,
+    )
     for check in checks:
         check(model)
     assert model.clone().model is not model.model  # the template is copied, never shared
@@ -164,15 +177,17 @@ def test_refit_by_replay_is_the_incremental_model() -> None:
 
 def test_a_river_classifier_as_cbeal_learner_in_a_river_loop() -> None:
     model = CbealActiveClassifier(model=cbeal_model(estimator=river_learner()), initial=10)
-    metric = evaluate.progressive_val_score(datasets.Phishing().take(N), model,
-                                            metrics.Accuracy(), delay=3)
+    metric = evaluate.progressive_val_score(
+        datasets.Phishing().take(N), model, metrics.Accuracy(), delay=3
+    )
     assert metric.get() > 0.75
     assert model.model_.learner_version == model.model_.n_labels_ + 1  # refit per label
     assert isinstance(model.model_.estimator_, RiverClassifier)
 
 
 def test_model_with_a_river_learner_saves_and_loads_with_trusted_river_types(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     data = phishing(200)
     X = pd.DataFrame([x for x, _ in data])
     y = np.array([label for _, label in data])

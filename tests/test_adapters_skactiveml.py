@@ -46,8 +46,9 @@ def data() -> SimulatedStream:
 
 
 def clf_on(y_train: np.ndarray) -> SklearnClassifier:
-    clf = SklearnClassifier(LogisticRegression(solver="liblinear"), classes=[0, 1],
-                            missing_label=MISSING)
+    clf = SklearnClassifier(
+        LogisticRegression(solver="liblinear"), classes=[0, 1], missing_label=MISSING
+    )
     return clf.fit(data().X_stream, y_train)
 
 
@@ -161,14 +162,17 @@ def test_update_refuses_what_cbeal_did_not_choose_and_drops_what_was_not_asked()
 # ---------------------------------------------------------------- strategies as agents
 def ensemble(*extra: Any) -> CbeAL:
     agents = [("LD", LowDensityAgent(window_size=50)), ("RAL", ReinforcedAgent()), *extra]
-    return CbeAL.from_agents(agents, estimator=LogisticRegression(solver="liblinear"),
-                             budget=30, random_state=0)
+    return CbeAL.from_agents(
+        agents, estimator=LogisticRegression(solver="liblinear"), budget=30, random_state=0
+    )
 
 
 def test_skactiveml_strategies_join_a_cbeal_ensemble() -> None:
     d = data()
-    extra = [("DBAL", SkactivemlAgent(strategy="DBALStream", budget_fraction=0.1)),
-             ("Split", SkactivemlAgent(strategy=Split(budget=0.2)))]
+    extra = [
+        ("DBAL", SkactivemlAgent(strategy="DBALStream", budget_fraction=0.1)),
+        ("Split", SkactivemlAgent(strategy=Split(budget=0.2))),
+    ]
     runs = [ensemble(*extra).fit(d.X0, d.y0) for _ in range(2)]
     traces = [simulate(m, d.X_stream[:200], d.y_stream[:200]) for m in runs]
     model = runs[0]

@@ -166,6 +166,4 @@ def test_ld_literal_listing_maxima_only_grow(init: list, stream: list, L: int) -
         seen = seen[-L:]
     for p in stream:
         agent.advise_one(ctx(p))
-    np.testing.assert_array_equal(
-        agent.stat_[agent.window_.chronological()], [m for _, m in seen]
-    )
+    np.testing.assert_array_equal(agent.stat_[agent.window_.chronological()], [m for _, m in seen])

@@ -16,11 +16,18 @@ def test_simulate_equals_reference(preset: str, seed: int) -> None:
     s = make_stream(n=420, pc=0.1, random_state=seed)
     budget = 40
     ref = reference_cbeal(
-        preset_agents(preset), LogisticRegression(), s.X0, s.y0, s.X_stream, s.y_stream,
-        budget=budget, seed=seed,
+        preset_agents(preset),
+        LogisticRegression(),
+        s.X0,
+        s.y0,
+        s.X_stream,
+        s.y_stream,
+        budget=budget,
+        seed=seed,
     )
-    model = CbeAL.from_preset(preset, estimator=LogisticRegression(), budget=budget,
-                              random_state=seed).fit(s.X0, s.y0)
+    model = CbeAL.from_preset(
+        preset, estimator=LogisticRegression(), budget=budget, random_state=seed
+    ).fit(s.X0, s.y0)
     trace = simulate(model, s.X_stream, s.y_stream)
     np.testing.assert_array_equal(trace.acquired, ref["acquired"])
     np.testing.assert_array_equal(trace.reward, ref["reward"])
@@ -32,10 +39,19 @@ def test_simulate_equals_reference(preset: str, seed: int) -> None:
 
 def test_manual_loop_equals_reference() -> None:
     s = make_stream(n=300, pc=0.1, random_state=3)
-    ref = reference_cbeal(preset_agents("CBEAL-4*"), LogisticRegression(), s.X0, s.y0,
-                          s.X_stream, s.y_stream, budget=30, seed=3)
-    model = CbeAL.from_preset("CBEAL-4*", estimator=LogisticRegression(), budget=30,
-                              random_state=3).fit(s.X0, s.y0)
+    ref = reference_cbeal(
+        preset_agents("CBEAL-4*"),
+        LogisticRegression(),
+        s.X0,
+        s.y0,
+        s.X_stream,
+        s.y_stream,
+        budget=30,
+        seed=3,
+    )
+    model = CbeAL.from_preset(
+        "CBEAL-4*", estimator=LogisticRegression(), budget=30, random_state=3
+    ).fit(s.X0, s.y0)
     acquired = []
     for x, y in zip(s.X_stream, s.y_stream, strict=True):
         d = model.query_one(x)  # the chart step of the previous sample runs here

@@ -14,8 +14,9 @@ from cbeal.experiments.tasks import run_tasks
 
 # what legitimately differs between two runs of the same grid
 VOLATILE = ["seconds", "cbeal_version", "git_sha", "python", "finished"]
-CFG = RunConfig(scenarios=("S01",), replications=2, methods=("RS", "CBEAL-2", "Initial"),
-                learner="logreg")
+CFG = RunConfig(
+    scenarios=("S01",), replications=2, methods=("RS", "CBEAL-2", "Initial"), learner="logreg"
+)
 
 
 def rows(out: Path, backend: str) -> pd.DataFrame:
@@ -29,12 +30,23 @@ def loky(tmp_path_factory: pytest.TempPathFactory) -> pd.DataFrame:
     return rows(tmp_path_factory.mktemp("loky"), "loky")
 
 
-@pytest.mark.parametrize("backend", [
-    pytest.param("dask", marks=pytest.mark.skipif(
-        importlib.util.find_spec("distributed") is None, reason="pip install cbeal[dask]")),
-    pytest.param("ray", marks=pytest.mark.skipif(
-        importlib.util.find_spec("ray") is None, reason="pip install cbeal[ray]")),
-])
+@pytest.mark.parametrize(
+    "backend",
+    [
+        pytest.param(
+            "dask",
+            marks=pytest.mark.skipif(
+                importlib.util.find_spec("distributed") is None, reason="pip install cbeal[dask]"
+            ),
+        ),
+        pytest.param(
+            "ray",
+            marks=pytest.mark.skipif(
+                importlib.util.find_spec("ray") is None, reason="pip install cbeal[ray]"
+            ),
+        ),
+    ],
+)
 def test_cluster_backends_match_loky(backend: str, loky: pd.DataFrame, tmp_path: Path) -> None:
     assert len(loky) == 2 * 3
     pd.testing.assert_frame_equal(rows(tmp_path, backend), loky)
@@ -49,15 +61,15 @@ def _touch(folder: str, name: str) -> None:
     (Path(folder) / name).write_text(name)
 
 
-@pytest.mark.skipif(importlib.util.find_spec("distributed") is None,
-                    reason="pip install cbeal[dask]")
+@pytest.mark.skipif(
+    importlib.util.find_spec("distributed") is None, reason="pip install cbeal[dask]"
+)
 def test_an_existing_dask_cluster_is_used_and_left_running(tmp_path: Path) -> None:
     from dask.distributed import Client, LocalCluster
 
     with LocalCluster(n_workers=1, processes=False, dashboard_address=None) as cluster:
         tasks = [(str(tmp_path), f"task{i}") for i in range(4)]
-        run_tasks(_touch, tasks, backend="dask", cluster=cluster.scheduler_address,
-                  progress=False)
+        run_tasks(_touch, tasks, backend="dask", cluster=cluster.scheduler_address, progress=False)
         assert sorted(p.name for p in tmp_path.iterdir()) == [f"task{i}" for i in range(4)]
         with Client(cluster.scheduler_address) as client:  # still up: we closed our client only
             assert client.submit(sum, [1, 2]).result() == 3

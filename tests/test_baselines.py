@@ -83,21 +83,31 @@ def test_random_and_uncertainty() -> None:
     assert RandomAgent(rate=0.3).fit(np.zeros((1, 1))).advise_one(ctx([0])) == 0.3
     us = UncertaintyAgent(threshold=0.7).fit(np.zeros((1, 1)))
     assert [us.advise_one(ctx([0], np.array([p, 1 - p]))) for p in (0.69, 0.7, 0.9)] == [
-        1.0, 0.0, 0.0]
+        1.0,
+        0.0,
+        0.0,
+    ]
 
 
 @pytest.mark.parametrize(
     "agent",
-    [RandomAgent(rate=0.1), UncertaintyAgent(), VariableUncertaintyAgent(budget_fraction=0.1),
-     SplitAgent(budget_fraction=0.1), DBALStreamAgent(budget_fraction=0.1), QBCPYPAgent()],
+    [
+        RandomAgent(rate=0.1),
+        UncertaintyAgent(),
+        VariableUncertaintyAgent(budget_fraction=0.1),
+        SplitAgent(budget_fraction=0.1),
+        DBALStreamAgent(budget_fraction=0.1),
+        QBCPYPAgent(),
+    ],
     ids=lambda a: type(a).__name__,
 )
 def test_baselines_run_seeded_within_budget(agent: object) -> None:
     s = make_stream(n=300, pc=0.1, random_state=4)
     traces = []
     for _ in range(2):
-        m = SingleAgentLearner(agent=agent, estimator=LogisticRegression(), budget=s.budget,
-                               random_state=8).fit(s.X0, s.y0)
+        m = SingleAgentLearner(
+            agent=agent, estimator=LogisticRegression(), budget=s.budget, random_state=8
+        ).fit(s.X0, s.y0)
         traces.append(simulate(m, s.X_stream, s.y_stream))
     np.testing.assert_array_equal(traces[0].acquired, traces[1].acquired)
     assert traces[0].n_acquired <= s.budget

@@ -26,8 +26,7 @@ from cbeal.experiments.casestudy.report import metric_table, summarize, verdicts
 # ----------------------------------------------------------------- splits
 @pytest.mark.parametrize("n", [9, 10, 11, 300, 1567])
 @pytest.mark.parametrize("seed", range(5))
-def test_split_is_a_contiguous_wrapped_third_and_training_in_time_order(n: int,
-                                                                      seed: int) -> None:
+def test_split_is_a_contiguous_wrapped_third_and_training_in_time_order(n: int, seed: int) -> None:
     train, test = contiguous_split(n, np.random.default_rng(seed))
     assert test.size == round(n / 3)
     assert np.all(np.diff(test) % n == 1)  # consecutive rows, modulo the wrap
@@ -38,8 +37,7 @@ def test_split_is_a_contiguous_wrapped_third_and_training_in_time_order(n: int,
 def test_split_start_is_random_and_wraps() -> None:
     starts = {int(contiguous_split(30, np.random.default_rng(s))[1][0]) for s in range(60)}
     assert len(starts) > 15
-    wrapped = [s for s in range(60)
-               if contiguous_split(30, np.random.default_rng(s))[1][-1] < 10]
+    wrapped = [s for s in range(60) if contiguous_split(30, np.random.default_rng(s))[1][-1] < 10]
     assert wrapped, "some test blocks must wrap around the end"
 
 
@@ -55,16 +53,28 @@ def _toy(n: int = 240, seed: int = 0) -> Dataset:
     X = rng.normal(size=(n, 4))
     y = (X[:, 0] + 0.5 * rng.normal(size=n) > 1.2).astype(np.int64)
     X[rng.random((n, 4)) < 0.05] = np.nan
-    return Dataset(X=X, y=y, feature_names=("a", "b", "c", "d"), time=np.arange(n),
-                   target_name="fail", description="toy", class_names=("pass", "fail"))
+    return Dataset(
+        X=X,
+        y=y,
+        feature_names=("a", "b", "c", "d"),
+        time=np.arange(n),
+        target_name="fail",
+        description="toy",
+        class_names=("pass", "fail"),
+    )
 
 
 @pytest.fixture
 def toy(monkeypatch: pytest.MonkeyPatch) -> CaseStudy:
     monkeypatch.setitem(DATASETS, "toy", _toy)
-    return CaseStudy(id="toy-l1", dataset="toy", learner="logreg-l1", budgets=(0.1, 0.2),
-                     replications=2,
-                     methods=("CBEAL-6", "RS", "US", "Initial", "All Training Data"))
+    return CaseStudy(
+        id="toy-l1",
+        dataset="toy",
+        learner="logreg-l1",
+        budgets=(0.1, 0.2),
+        replications=2,
+        methods=("CBEAL-6", "RS", "US", "Initial", "All Training Data"),
+    )
 
 
 def test_data_follows_the_protocol(toy: CaseStudy) -> None:
@@ -81,8 +91,9 @@ def test_data_follows_the_protocol(toy: CaseStudy) -> None:
     assert np.all(data.X_train.std(axis=0) < 1.0 + 1e-9)
 
 
-def test_preprocessing_never_sees_the_test_rows(toy: CaseStudy,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_preprocessing_never_sees_the_test_rows(
+    toy: CaseStudy, monkeypatch: pytest.MonkeyPatch
+) -> None:
     before = toy.data(1)
 
     def poisoned() -> Dataset:
@@ -185,10 +196,24 @@ def _runs() -> pd.DataFrame:
     rows = []
     for rep, (mine, theirs) in enumerate([(0.8, 0.7), (0.6, 0.7), (0.9, 0.5)]):
         for method, value in (("CBEAL-6", mine), ("RS", theirs)):
-            rows.append({"study": "s", "method": method, "budget_share": 0.1,
-                         "replication": rep, "test_accuracy": value})
-        rows.append({"study": "s", "method": "Initial", "budget_share": np.nan,
-                     "replication": rep, "test_accuracy": 0.5})
+            rows.append(
+                {
+                    "study": "s",
+                    "method": method,
+                    "budget_share": 0.1,
+                    "replication": rep,
+                    "test_accuracy": value,
+                }
+            )
+        rows.append(
+            {
+                "study": "s",
+                "method": "Initial",
+                "budget_share": np.nan,
+                "replication": rep,
+                "test_accuracy": 0.5,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -210,26 +235,38 @@ def test_studies_for_each_dataset() -> None:
         studies_for("fdm")
 
 
-@pytest.mark.parametrize(("kwargs", "match"), [
-    ({"learner": "svm"}, "l1, rf or all"),
-    ({"replications": 0}, "replications"),
-    ({"budgets": [10]}, "shares"),
-    ({"methods": ["CBEAL-7"]}, "unknown methods"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"learner": "svm"}, "l1, rf or all"),
+        ({"replications": 0}, "replications"),
+        ({"budgets": [10]}, "shares"),
+        ({"methods": ["CBEAL-7"]}, "unknown methods"),
+    ],
+)
 def test_casestudy_rejects_bad_options(kwargs: dict, match: str, tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=match):
         casestudy("secom", tmp_path, **kwargs)
     assert not (tmp_path / "runs").exists()
 
 
-def test_casestudy_pipeline_writes_results_and_tables(toy: CaseStudy, tmp_path: Path,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_casestudy_pipeline_writes_results_and_tables(
+    toy: CaseStudy, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from cbeal.experiments.casestudy import studies
 
     monkeypatch.setitem(studies.CASE_STUDIES, "toy-l1", toy)
-    out = casestudy("toy", tmp_path, learner="l1", replications=2, budgets=[0.1],
-                    methods=["CBEAL-6", "RS", "Initial", "All Training Data"], n_jobs=1,
-                    progress=False, figures=False)
+    out = casestudy(
+        "toy",
+        tmp_path,
+        learner="l1",
+        replications=2,
+        budgets=[0.1],
+        methods=["CBEAL-6", "RS", "Initial", "All Training Data"],
+        n_jobs=1,
+        progress=False,
+        figures=False,
+    )
     frame = pd.read_csv(out["results"])
     assert set(frame["method"]) == {"CBEAL-6", "RS", "Initial", "All Training Data"}
     assert set(frame["replication"]) == {0, 1}
@@ -238,15 +275,19 @@ def test_casestudy_pipeline_writes_results_and_tables(toy: CaseStudy, tmp_path: 
 
 
 # ----------------------------------------------------------------- command line
-@pytest.mark.parametrize(("argv", "hint"), [
-    (["--dataset", "fdm"], "invalid choice"),
-    (["--dataset", "ai4i", "--budgets", "30x"], "percentages of the stream"),
-    (["--dataset", "ai4i", "--budgets", "130"], "shares of the stream"),
-    (["--dataset", "ai4i", "--methods", "CBEAL-7"], "unknown methods"),
-    (["--dataset", "ai4i", "--replications", "0"], "replications"),
-])
-def test_cli_errors_say_what_to_do(argv: list[str], hint: str, tmp_path: Path,
-                                   capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    ("argv", "hint"),
+    [
+        (["--dataset", "fdm"], "invalid choice"),
+        (["--dataset", "ai4i", "--budgets", "30x"], "percentages of the stream"),
+        (["--dataset", "ai4i", "--budgets", "130"], "shares of the stream"),
+        (["--dataset", "ai4i", "--methods", "CBEAL-7"], "unknown methods"),
+        (["--dataset", "ai4i", "--replications", "0"], "replications"),
+    ],
+)
+def test_cli_errors_say_what_to_do(
+    argv: list[str], hint: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from cbeal.cli import main
 
     try:
@@ -261,9 +302,27 @@ def test_cli_errors_say_what_to_do(argv: list[str], hint: str, tmp_path: Path,
 def test_cli_runs_a_narrow_case_study(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from cbeal.cli import main
 
-    code = main(["casestudy", "--dataset", "ai4i", "--learner", "l1", "--replications", "1",
-                 "--budgets", "3", "--methods", "CBEAL-6,RS,Initial", "--jobs", "1",
-                 "--no-figures", "--no-progress", "--out", str(tmp_path)])
+    code = main(
+        [
+            "casestudy",
+            "--dataset",
+            "ai4i",
+            "--learner",
+            "l1",
+            "--replications",
+            "1",
+            "--budgets",
+            "3",
+            "--methods",
+            "CBEAL-6,RS,Initial",
+            "--jobs",
+            "1",
+            "--no-figures",
+            "--no-progress",
+            "--out",
+            str(tmp_path),
+        ]
+    )
     assert code == 0
     out = capsys.readouterr().out
     assert "ai4i-l1" in out and "CBEAL-6" in out
@@ -288,8 +347,9 @@ def test_scores_agree_with_scikit_learn(seed: int) -> None:
     assert s["precision"] == pytest.approx(metrics.precision_score(y, p, **kw))
 
 
-def test_cli_says_which_extra_is_missing(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
-                                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_says_which_extra_is_missing(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     import sys
 
     from cbeal.cli import main
@@ -303,8 +363,9 @@ def test_cli_says_which_extra_is_missing(monkeypatch: pytest.MonkeyPatch, tmp_pa
     assert "needs pandas" in err and "pip install 'cbeal[all]'" in err
 
 
-def test_a_narrowed_rerun_keeps_every_finished_row(toy: CaseStudy, tmp_path: Path,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_narrowed_rerun_keeps_every_finished_row(
+    toy: CaseStudy, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from cbeal.experiments.casestudy import studies
 
     monkeypatch.setitem(studies.CASE_STUDIES, "toy-l1", toy)

@@ -99,17 +99,21 @@ def test_a_good_agent_and_good_components_pass() -> None:
     check_component(ReinforcedAgent())
 
 
-@pytest.mark.parametrize(("agent", "convention"), [
-    (Forgetful(), "fit resets all state"),
-    (Converting(every=2), "parameters are stored unchanged"),
-    (Positional(), "constructor parameters are keyword-only"),
-    (Unseeded(), "the same generator gives the same advice"),
-    (OutOfRange(), r"advise_one returns a probability in \[0, 1\]"),
-    (Undocumented(), "the class docstring has an Examples section"),
-])
+@pytest.mark.parametrize(
+    ("agent", "convention"),
+    [
+        (Forgetful(), "fit resets all state"),
+        (Converting(every=2), "parameters are stored unchanged"),
+        (Positional(), "constructor parameters are keyword-only"),
+        (Unseeded(), "the same generator gives the same advice"),
+        (OutOfRange(), r"advise_one returns a probability in \[0, 1\]"),
+        (Undocumented(), "the class docstring has an Examples section"),
+    ],
+)
 def test_a_broken_agent_fails_naming_the_convention(agent: Agent, convention: str) -> None:
-    with pytest.raises(ConventionError, match=f"{type(agent).__name__} breaks the convention "
-                                              f"'{convention}"):
+    with pytest.raises(
+        ConventionError, match=f"{type(agent).__name__} breaks the convention '{convention}"
+    ):
         check_agent(agent)
 
 

@@ -10,8 +10,9 @@ import pytest
 from cbeal.cli import build_parser, main
 
 
-def _subcommands(parser: argparse.ArgumentParser, prefix: tuple[str, ...] = ()
-                 ) -> dict[tuple[str, ...], argparse.ArgumentParser]:
+def _subcommands(
+    parser: argparse.ArgumentParser, prefix: tuple[str, ...] = ()
+) -> dict[tuple[str, ...], argparse.ArgumentParser]:
     """Every (nested) subcommand, e.g. ("run",) and ("token", "create")."""
     found = {}
     for action in parser._actions:

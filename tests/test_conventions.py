@@ -40,8 +40,10 @@ def _concrete(base: type) -> list[type]:
 
 def _modules() -> list[Any]:
     mods = [cbeal, cbeal.core, cbeal.baselines]
-    for name, needs in (("cbeal.adapters.skactiveml", "skactiveml"),
-                        ("cbeal.adapters.river", "river")):
+    for name, needs in (
+        ("cbeal.adapters.skactiveml", "skactiveml"),
+        ("cbeal.adapters.river", "river"),
+    ):
         if importlib.util.find_spec(needs) is not None:  # the optional library is installed
             mods.append(importlib.import_module(name))
     return mods
@@ -49,21 +51,35 @@ def _modules() -> list[Any]:
 
 AGENTS = _concrete(Agent)
 COMPONENTS = _concrete(Params)
-CASES = [(obj, run) for cls in COMPONENTS for obj in checks.instances(cls)
-         for run in checks.yield_checks(obj)]
+CASES = [
+    (obj, run)
+    for cls in COMPONENTS
+    for obj in checks.instances(cls)
+    for run in checks.yield_checks(obj)
+]
 
 
 def test_every_component_is_covered() -> None:
-    assert {c.__name__ for c in AGENTS} >= {"LowDensityAgent", "SpaceFillingAgent",
-                                            "ReinforcedAgent"}
-    assert {c.__name__ for c in COMPONENTS} >= {"Exp4P", "AgentEnsemble", "SingleAgentPolicy",
-                                                "CbeAL", "SingleAgentLearner", "LabelRate"}
+    assert {c.__name__ for c in AGENTS} >= {
+        "LowDensityAgent",
+        "SpaceFillingAgent",
+        "ReinforcedAgent",
+    }
+    assert {c.__name__ for c in COMPONENTS} >= {
+        "Exp4P",
+        "AgentEnsemble",
+        "SingleAgentPolicy",
+        "CbeAL",
+        "SingleAgentLearner",
+        "LabelRate",
+    }
     conventions = {run.convention for _, run in CASES}  # type: ignore[attr-defined]
     assert len(conventions) >= 18  # every family of checks ran on some component
 
 
-@pytest.mark.parametrize(("obj", "run"), CASES,
-                         ids=[f"{type(o).__name__}-{r.convention}" for o, r in CASES])
+@pytest.mark.parametrize(
+    ("obj", "run"), CASES, ids=[f"{type(o).__name__}-{r.convention}" for o, r in CASES]
+)
 def test_convention(obj: Any, run: Any) -> None:
     run(obj)
 
@@ -110,10 +126,17 @@ LAYERS: dict[str, set[str] | None] = {
     "modelfile": {"core", "learners", "_version"},
     "evaluation": {"core", "learners"},
     "streams": {"core", "learners"},
-    "tablerun": {"core", "baselines", "evaluation", "learners", "models", "simulation", "streams",
-                 "trace"},
-    "reports": {"core", "evaluation", "plotting", "provenance", "tablerun", "trace",
-                "_version"},
+    "tablerun": {
+        "core",
+        "baselines",
+        "evaluation",
+        "learners",
+        "models",
+        "simulation",
+        "streams",
+        "trace",
+    },
+    "reports": {"core", "evaluation", "plotting", "provenance", "tablerun", "trace", "_version"},
     "service": {"core", "learners", "models", "_version"},
     "adapters": {"core", "models"},
     "checks": {"core"},
@@ -160,8 +183,10 @@ def test_public_names_resolve_to_the_api_not_modules() -> None:
         skip = ("__main__", "skactiveml", ".migrations")
         if any(part in info.name for part in skip):
             continue
-        if info.name.startswith("cbeal.adapters.river") and importlib.util.find_spec(
-                "river") is None:
+        if (
+            info.name.startswith("cbeal.adapters.river")
+            and importlib.util.find_spec("river") is None
+        ):
             continue  # the optional library is not installed
         importlib.import_module(info.name)
     for name in cbeal.__all__:

@@ -35,8 +35,10 @@ PACKAGED = Path(cbeal.datasets.__file__).parent / "data"
 def _shared_data() -> Path | None:
     """The raw shared data folder, if it is next to the repository (CI) or on this machine."""
     candidates = [os.environ.get("CBEAL_SHARED_DATA", "")]
-    candidates += [str(Path(__file__).resolve().parents[2] / "shared" / "data"),
-                   "/work/shared/data"]
+    candidates += [
+        str(Path(__file__).resolve().parents[2] / "shared" / "data"),
+        "/work/shared/data",
+    ]
     for c in candidates:
         if c and (Path(c) / "uci-secom" / "secom.data.gz").is_file():
             return Path(c)
@@ -73,8 +75,11 @@ def fresh_cache() -> Iterator[None]:
 # ---------------------------------------------------------------- shapes and encodings
 @pytest.mark.parametrize(
     ("loader", "shape", "positives"),
-    [(load_secom, (1567, 590), 104), (load_ai4i2020, (10000, 6), 339),
-     (load_steel_plates, (1941, 27), 55)],
+    [
+        (load_secom, (1567, 590), 104),
+        (load_ai4i2020, (10000, 6), 339),
+        (load_steel_plates, (1941, 27), 55),
+    ],
     ids=["secom", "ai4i2020", "steel"],
 )
 def test_shapes_dtypes_and_positives(
@@ -124,8 +129,14 @@ def test_secom_time_order(secom: Dataset) -> None:
 
 
 def test_ai4i_encoding(ai4i: Dataset) -> None:
-    assert ai4i.feature_names == ("Type", "Air temperature [K]", "Process temperature [K]",
-                                  "Rotational speed [rpm]", "Torque [Nm]", "Tool wear [min]")
+    assert ai4i.feature_names == (
+        "Type",
+        "Air temperature [K]",
+        "Process temperature [K]",
+        "Rotational speed [rpm]",
+        "Torque [Nm]",
+        "Tool wear [min]",
+    )
     assert ai4i.target_name == "Machine failure"
     assert not {"TWF", "HDF", "PWF", "OSF", "RNF", "UDI"} & set(ai4i.feature_names)
     assert np.bincount(ai4i.X[:, 0].astype(int)).tolist() == [6000, 2997, 1003]  # L, M, H
@@ -137,8 +148,15 @@ def test_ai4i_encoding(ai4i: Dataset) -> None:
 def test_steel_targets(steel: Dataset) -> None:
     assert steel.time is None
     assert steel.feature_names[0] == "X_Minimum" and steel.feature_names[-1] == "SigmoidOfAreas"
-    counts = {"Pastry": 158, "Z_Scratch": 190, "K_Scatch": 391, "Stains": 72, "Dirtiness": 55,
-              "Bumps": 402, "Other_Faults": 673}
+    counts = {
+        "Pastry": 158,
+        "Z_Scratch": 190,
+        "K_Scatch": 391,
+        "Stains": 72,
+        "Dirtiness": 55,
+        "Bumps": 402,
+        "Other_Faults": 673,
+    }
     multi = load_steel_plates(target="multiclass")
     assert multi.target_name == "fault" and multi.class_names == FAULTS
     assert dict(zip(FAULTS, np.bincount(multi.y).tolist(), strict=True)) == counts
@@ -209,11 +227,13 @@ def test_steel_first_and_last_rows_match_raw(steel: Dataset) -> None:
 @needs_shared
 def test_packaged_content_equals_shared_raw_files() -> None:
     assert SHARED is not None
-    pairs = {"secom.data.gz": "uci-secom/secom.data.gz",
-             "secom_labels.data.gz": "uci-secom/secom_labels.data",
-             "ai4i2020.csv.gz": "uci-ai4i2020/ai4i2020.csv",
-             "Faults.NNA.gz": "uci-steel-plates-faults/Faults.NNA",
-             "Faults27x7_var": "uci-steel-plates-faults/Faults27x7_var"}
+    pairs = {
+        "secom.data.gz": "uci-secom/secom.data.gz",
+        "secom_labels.data.gz": "uci-secom/secom_labels.data",
+        "ai4i2020.csv.gz": "uci-ai4i2020/ai4i2020.csv",
+        "Faults.NNA.gz": "uci-steel-plates-faults/Faults.NNA",
+        "Faults27x7_var": "uci-steel-plates-faults/Faults27x7_var",
+    }
     assert set(pairs) == set(_files.EXPECTED_SHA256)
     for packaged, raw in pairs.items():
         raw_bytes = (SHARED / raw).read_bytes()
@@ -270,8 +290,9 @@ def test_files_are_read_and_verified_once_per_process(
     assert sorted(calls) == ["secom.data.gz", "secom_labels.data.gz"]
 
 
-@pytest.mark.parametrize("loader", [load_secom, load_ai4i2020, load_steel_plates],
-                         ids=["secom", "ai4i2020", "steel"])
+@pytest.mark.parametrize(
+    "loader", [load_secom, load_ai4i2020, load_steel_plates], ids=["secom", "ai4i2020", "steel"]
+)
 def test_returned_arrays_are_copies(loader: Callable[[], Dataset]) -> None:
     first = loader()
     x0, y0 = first.X[0].copy(), first.y.copy()
@@ -309,8 +330,17 @@ def test_ai4i_frame_keeps_leaky_columns_out_of_x() -> None:
     pytest.importorskip("pandas")
     ds = load_ai4i2020(as_frame=True)
     assert ds.frame is not None
-    assert list(ds.frame.columns) == [*ds.feature_names, "Machine failure", "UDI", "Product ID",
-                                      "TWF", "HDF", "PWF", "OSF", "RNF"]
+    assert list(ds.frame.columns) == [
+        *ds.feature_names,
+        "Machine failure",
+        "UDI",
+        "Product ID",
+        "TWF",
+        "HDF",
+        "PWF",
+        "OSF",
+        "RNF",
+    ]
     np.testing.assert_array_equal(ds.frame[list(ds.feature_names)].to_numpy(), ds.X)
     assert ds.frame[["TWF", "HDF", "PWF", "OSF", "RNF"]].sum().tolist() == [46, 115, 95, 98, 19]
     assert ds.frame["Product ID"].iloc[0] == "M14860"
@@ -342,8 +372,9 @@ def test_import_loads_no_heavy_dependency() -> None:
         "{'sklearn','scipy','pandas','matplotlib','pyarrow'}))"
     )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True, env=env)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    )
     assert out.stdout.strip() == "[]"
 
 

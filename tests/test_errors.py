@@ -25,8 +25,9 @@ from cbeal import (
 
 
 def fitted(stream: SimulatedStream, seed: int = 0) -> CbeAL:
-    model = CbeAL.from_preset("CBEAL-6", estimator=LogisticRegression(), budget=stream.budget,
-                              random_state=seed).fit(stream.X0, stream.y0)
+    model = CbeAL.from_preset(
+        "CBEAL-6", estimator=LogisticRegression(), budget=stream.budget, random_state=seed
+    ).fit(stream.X0, stream.y0)
     simulate(model, stream.X_stream[:50], stream.y_stream[:50])
     return model
 
@@ -75,10 +76,15 @@ def _acquire(model: CbeAL, stream: SimulatedStream) -> tuple[np.ndarray, Any, An
 def test_learn_unknown_label(stream: SimulatedStream) -> None:
     model = fitted(stream)
     x, _, d = _acquire(model, stream)
-    assert_unchanged(model, lambda: model.learn_one(x, 7, decision=d), UnknownLabelError,
-                     "not one of the model's classes")
-    assert_unchanged(model, lambda: model.learn_one(x, "1", decision=d), UnknownLabelError,
-                     "classes=")
+    assert_unchanged(
+        model,
+        lambda: model.learn_one(x, 7, decision=d),
+        UnknownLabelError,
+        "not one of the model's classes",
+    )
+    assert_unchanged(
+        model, lambda: model.learn_one(x, "1", decision=d), UnknownLabelError, "classes="
+    )
 
 
 def test_learn_not_an_acquisition(stream: SimulatedStream) -> None:
@@ -87,34 +93,46 @@ def test_learn_not_an_acquisition(stream: SimulatedStream) -> None:
         d = model.query_one(x)
         if not d.acquire:
             break
-    assert_unchanged(model, lambda: model.learn_one(x, 0, decision=d), DecisionError,
-                     "did not acquire")
+    assert_unchanged(
+        model, lambda: model.learn_one(x, 0, decision=d), DecisionError, "did not acquire"
+    )
 
 
 def test_learn_twice(stream: SimulatedStream) -> None:
     model = fitted(stream)
     x, y, d = _acquire(model, stream)
     model.learn_one(x, y, decision=d)
-    assert_unchanged(model, lambda: model.learn_one(x, y, decision=d), DecisionError,
-                     "already labelled")
+    assert_unchanged(
+        model, lambda: model.learn_one(x, y, decision=d), DecisionError, "already labelled"
+    )
 
 
 def test_learn_foreign_decision(stream: SimulatedStream) -> None:
     model, other = fitted(stream, 0), fitted(stream, 1)
     x, y, d = _acquire(other, stream)
-    assert_unchanged(model, lambda: model.learn_one(x, y, decision=d), DecisionError,
-                     "another model")
-    assert_unchanged(model, lambda: model.learn_one(x, y, decision="#3"), DecisionError,
-                     "not a decision id")
-    assert_unchanged(model, lambda: model.learn_one(x, y, decision=3), DecisionError,
-                     "Decision returned by query_one, its to_dict\\(\\) or its id")
+    assert_unchanged(
+        model, lambda: model.learn_one(x, y, decision=d), DecisionError, "another model"
+    )
+    assert_unchanged(
+        model, lambda: model.learn_one(x, y, decision="#3"), DecisionError, "not a decision id"
+    )
+    assert_unchanged(
+        model,
+        lambda: model.learn_one(x, y, decision=3),
+        DecisionError,
+        "Decision returned by query_one, its to_dict\\(\\) or its id",
+    )
 
 
 def test_learn_wrong_sample(stream: SimulatedStream) -> None:
     model = fitted(stream)
     x, y, d = _acquire(model, stream)
-    assert_unchanged(model, lambda: model.learn_one(x + 1, y, decision=d), InvalidInputError,
-                     "not the sample of decision")
+    assert_unchanged(
+        model,
+        lambda: model.learn_one(x + 1, y, decision=d),
+        InvalidInputError,
+        "not the sample of decision",
+    )
 
 
 def test_refit_invalidates_old_decisions(stream: SimulatedStream) -> None:
@@ -141,16 +159,16 @@ def test_fit_errors_leave_fitted_model_unchanged(stream: SimulatedStream) -> Non
         (lambda: model.fit(X0, y0[:-1]), InvalidInputError, "mismatched lengths"),
         (lambda: model.fit(np.where(X0 > 1, np.nan, X0), y0), InvalidInputError, "NaN"),
         (lambda: model.fit(X0[:, 0], y0), InvalidInputError, "2-D"),
-        (lambda: model.fit(X0.astype(str).astype(object) + "x", y0), InvalidInputError,
-         "numeric"),
+        (lambda: model.fit(X0.astype(str).astype(object) + "x", y0), InvalidInputError, "numeric"),
     ]
     for call, error, match in cases:
         assert_unchanged(model, call, error, match)
 
 
 def test_d0_label_outside_declared_classes(stream: SimulatedStream) -> None:
-    model = CbeAL.from_preset("CBEAL-2", estimator=LogisticRegression(), budget=5,
-                              classes=["ok", "bad"])
+    model = CbeAL.from_preset(
+        "CBEAL-2", estimator=LogisticRegression(), budget=5, classes=["ok", "bad"]
+    )
     with pytest.raises(UnknownLabelError):
         model.fit(stream.X0, stream.y0)
 
@@ -182,7 +200,8 @@ def test_bad_options(stream: SimulatedStream) -> None:
         CbeAL.from_preset("CBEAL-5", estimator=LogisticRegression(), budget=5)
     with pytest.raises(TypeError, match="not a cbeal Agent"):
         CbeAL.from_agents(["LD1", "RAL1"], estimator=LogisticRegression(), budget=5).fit(
-            stream.X0, stream.y0)
+            stream.X0, stream.y0
+        )
 
 
 def test_simulate_validates_before_touching_the_model(stream: SimulatedStream) -> None:

@@ -70,7 +70,12 @@ def test_single_agent_rejected() -> None:
 
 def chart(**kw: object) -> EWMAChart:
     params: dict = dict(
-        lam=0.3, h=5.0, horizon=2000, gamma=None, limits="paper", flip_scope="agent",
+        lam=0.3,
+        h=5.0,
+        horizon=2000,
+        gamma=None,
+        limits="paper",
+        flip_scope="agent",
         reset_after_flip=True,
     )
     params.update(kw)
@@ -116,7 +121,13 @@ def test_ewma_no_reset_keeps_z() -> None:
 
 def test_flip_floor_and_scope_all() -> None:
     c3 = EWMAChart(
-        3, lam=1.0, h=1e-9, horizon=2000, gamma=0.0, limits="paper", flip_scope="all",
+        3,
+        lam=1.0,
+        h=1e-9,
+        horizon=2000,
+        gamma=0.0,
+        limits="paper",
+        flip_scope="all",
         reset_after_flip=True,
     )
     c3.step([1.0, 1.0, 1.0])

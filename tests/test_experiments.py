@@ -69,10 +69,26 @@ def test_run_task_resumes_and_records_provenance(tmp_path: Path) -> None:
 # mean ± 1/64, so every mean is exact and the SE is defined). Grid averages: LD1 0.68 >
 # SPF1 0.64 (Opt. Explor. = LD1); RAL1 0.75 > RAL3 0.745 (Opt. Exploit. = RAL1).
 HAND = {
-    "S01": {"LD1": 0.70, "SPF1": 0.60, "RAL1": 0.80, "RAL3": 0.75, "CBEAL-2": 0.85,
-            "CBEAL-6": 0.80, "RS": 0.79, "US": 0.81},
-    "S07": {"LD1": 0.66, "SPF1": 0.68, "RAL1": 0.70, "RAL3": 0.74, "CBEAL-2": 0.69,
-            "CBEAL-6": 0.73, "RS": 0.60, "US": 0.60},
+    "S01": {
+        "LD1": 0.70,
+        "SPF1": 0.60,
+        "RAL1": 0.80,
+        "RAL3": 0.75,
+        "CBEAL-2": 0.85,
+        "CBEAL-6": 0.80,
+        "RS": 0.79,
+        "US": 0.81,
+    },
+    "S07": {
+        "LD1": 0.66,
+        "SPF1": 0.68,
+        "RAL1": 0.70,
+        "RAL3": 0.74,
+        "CBEAL-2": 0.69,
+        "CBEAL-6": 0.73,
+        "RS": 0.60,
+        "US": 0.60,
+    },
 }
 
 
@@ -82,12 +98,27 @@ def hand_rows() -> pd.DataFrame:
         s = scenario(sid)
         for rep, delta in enumerate((-1 / 64, 1 / 64)):
             for method, acc in accs.items():
-                rows.append({"scenario": sid, "replication": rep, "method": method,
-                             "ds": s.ds, "pc": s.pc, "sp": s.sp, "n": s.n,
-                             "accuracy": acc + delta, "accuracy_full": acc + 0.05,
-                             "n_acquired": 48, "cumulative_reward": -10.0,
-                             "share_positive": 0.25, "generator": "v1", "learner": "logreg",
-                             "cbeal_version": "0", "git_sha": "abc", "seconds": 0.1})
+                rows.append(
+                    {
+                        "scenario": sid,
+                        "replication": rep,
+                        "method": method,
+                        "ds": s.ds,
+                        "pc": s.pc,
+                        "sp": s.sp,
+                        "n": s.n,
+                        "accuracy": acc + delta,
+                        "accuracy_full": acc + 0.05,
+                        "n_acquired": 48,
+                        "cumulative_reward": -10.0,
+                        "share_positive": 0.25,
+                        "generator": "v1",
+                        "learner": "logreg",
+                        "cbeal_version": "0",
+                        "git_sha": "abc",
+                        "seconds": 0.1,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -114,19 +145,37 @@ def test_claims_are_counted_per_scenario(tmp_path: Path) -> None:
 def test_paper_numbers_extracted() -> None:
     paper = paper_tables()
     counts = paper.groupby("table").size().to_dict()
-    assert counts == {"agents": 168, "benchmarks": 168, "variants": 120, "acquired": 96,
-                      "reward": 96}
+    assert counts == {
+        "agents": 168,
+        "benchmarks": 168,
+        "variants": 120,
+        "acquired": 96,
+        "reward": 96,
+    }
     bench = paper[paper["table"] == "benchmarks"]
     assert bench[bench["method"] == "All Training Data"]["mean"].mean() == pytest.approx(
-        0.785, abs=0.001)
-    cell = paper[(paper["table"] == "agents") & (paper["method"] == "CBEAL-6")
-                 & (paper["ds"] == 0.0) & (paper["pc"] == 0.10) & (paper["sp"] == 0.30)
-                 & (paper["n"] == 1000)]
+        0.785, abs=0.001
+    )
+    cell = paper[
+        (paper["table"] == "agents")
+        & (paper["method"] == "CBEAL-6")
+        & (paper["ds"] == 0.0)
+        & (paper["pc"] == 0.10)
+        & (paper["sp"] == 0.30)
+        & (paper["n"] == 1000)
+    ]
     assert cell["mean"].item() == pytest.approx(0.739)
 
 
 def test_every_method_has_a_family() -> None:
-    assert {m.family for m in METHODS.values()} == {"explore", "exploit", "cbeal", "benchmark",
-                                                     "extra", "crosscheck", "reference",
-                                                     "pacing"}
+    assert {m.family for m in METHODS.values()} == {
+        "explore",
+        "exploit",
+        "cbeal",
+        "benchmark",
+        "extra",
+        "crosscheck",
+        "reference",
+        "pacing",
+    }
     assert all(m.full for m in METHODS.values() if m.family in ("explore", "exploit"))

@@ -28,8 +28,12 @@ def frames(stream: SimulatedStream) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def model(**kw: Any) -> CbeAL:
-    params: dict[str, Any] = {"estimator": LogisticRegression(), "budget": 30,
-                              "random_state": 0, **kw}
+    params: dict[str, Any] = {
+        "estimator": LogisticRegression(),
+        "budget": 30,
+        "random_state": 0,
+        **kw,
+    }
     return CbeAL.from_preset("CBEAL-6", **params)
 
 
@@ -139,8 +143,7 @@ def test_the_fast_impute_scale_path_equals_scikit_learn() -> None:
     fast = impute_scale_arrays(pre)
     assert fast is not None
     fill, mean, scale = fast
-    np.testing.assert_array_equal((np.where(np.isnan(X), fill, X) - mean) / scale,
-                                  pre.transform(X))
+    np.testing.assert_array_equal((np.where(np.isnan(X), fill, X) - mean) / scale, pre.transform(X))
     m = model(preprocessor=pre).fit(X[:30], (np.arange(30) % 2))
     np.testing.assert_array_equal(m.transform(X[30:60]), pre.transform(X[30:60]))
     assert impute_scale_arrays(StandardScaler().fit(X[:5, :3])) is None  # anything else

@@ -27,8 +27,9 @@ from cbeal.learners import PlattSVC
 
 
 def cbeal6(budget: Any, seed: int = 0, **kw: Any) -> CbeAL:
-    return CbeAL.from_preset("CBEAL-6", estimator=LogisticRegression(), budget=budget,
-                             random_state=seed, **kw)
+    return CbeAL.from_preset(
+        "CBEAL-6", estimator=LogisticRegression(), budget=budget, random_state=seed, **kw
+    )
 
 
 def acquisitions(model: CbeAL, X: np.ndarray, n: int) -> list[tuple[int, Decision]]:
@@ -49,16 +50,29 @@ def test_decision_round_trips_through_json(stream: SimulatedStream) -> None:
         d = model.query_one(x)
         text = json.dumps(d.to_dict())
         back = Decision.from_dict(json.loads(text))
-        for name in ("id", "t", "acquire", "p_acquire", "y_pred", "certainty", "budget_left",
-                     "reason", "learner_version", "model_token", "agent_names", "classes"):
+        for name in (
+            "id",
+            "t",
+            "acquire",
+            "p_acquire",
+            "y_pred",
+            "certainty",
+            "budget_left",
+            "reason",
+            "learner_version",
+            "model_token",
+            "agent_names",
+            "classes",
+        ):
             assert getattr(back, name) == getattr(d, name), name
         for name in ("advice", "weights", "proba"):
             np.testing.assert_array_equal(getattr(back, name), getattr(d, name))
         assert back.explain() == d.explain()
 
 
-def test_ids_are_unique_strings_stable_across_save_and_load(stream: SimulatedStream,
-                                                           tmp_path: Any) -> None:
+def test_ids_are_unique_strings_stable_across_save_and_load(
+    stream: SimulatedStream, tmp_path: Any
+) -> None:
     model = cbeal6(stream.budget).fit(stream.X0, stream.y0)
     ids = [model.query_one(x).id for x in stream.X_stream[:50]]
     assert all(isinstance(i, str) for i in ids) and len(set(ids)) == 50
@@ -72,8 +86,7 @@ def test_ids_are_unique_strings_stable_across_save_and_load(stream: SimulatedStr
 
 
 @pytest.mark.parametrize("form", ["decision", "dict", "id"])
-def test_label_by_decision_dict_or_id_with_or_without_x(stream: SimulatedStream,
-                                                        form: str) -> None:
+def test_label_by_decision_dict_or_id_with_or_without_x(stream: SimulatedStream, form: str) -> None:
     a = cbeal6(stream.budget, seed=2).fit(stream.X0, stream.y0)
     b = cbeal6(stream.budget, seed=2).fit(stream.X0, stream.y0)
     for x, y in zip(stream.X_stream, stream.y_stream, strict=True):
@@ -145,8 +158,9 @@ def test_unknown_and_foreign_ids(stream: SimulatedStream) -> None:
 
 
 # ---------------------------------------------------------------- batches
-@pytest.mark.parametrize("estimator", [LogisticRegression(), PlattSVC()],
-                         ids=["logreg", "platt-svm"])
+@pytest.mark.parametrize(
+    "estimator", [LogisticRegression(), PlattSVC()], ids=["logreg", "platt-svm"]
+)
 def test_query_many_equals_query_one_row_by_row(stream: SimulatedStream, estimator: Any) -> None:
     one = CbeAL.from_preset("CBEAL-6", estimator=estimator, budget=40, random_state=3)
     many = CbeAL.from_preset("CBEAL-6", estimator=estimator, budget=40, random_state=3)
@@ -213,10 +227,18 @@ def test_rate_window_cap_and_total() -> None:
 
 
 # ---------------------------------------------------------------- robust steps
-@pytest.mark.parametrize(("param", "value"), [("reward", float("inf")), ("reward", float("nan")),
-                                              ("penalty", -float("inf")), ("penalty", 0.5)])
-def test_non_finite_rewards_are_refused_and_change_nothing(stream: SimulatedStream, param: str,
-                                                           value: float) -> None:
+@pytest.mark.parametrize(
+    ("param", "value"),
+    [
+        ("reward", float("inf")),
+        ("reward", float("nan")),
+        ("penalty", -float("inf")),
+        ("penalty", 0.5),
+    ],
+)
+def test_non_finite_rewards_are_refused_and_change_nothing(
+    stream: SimulatedStream, param: str, value: float
+) -> None:
     model = cbeal6(40, seed=1).fit(stream.X0, stream.y0)
     [(i, d)] = acquisitions(model, stream.X_stream, 1)
     model.set_params(**{param: value})
@@ -247,8 +269,9 @@ class FlakyLogReg(LogisticRegression):
 
 
 def test_a_failing_refit_loses_no_label_and_a_retry_works(stream: SimulatedStream) -> None:
-    model = CbeAL.from_preset("CBEAL-6", estimator=FlakyLogReg(), budget=40,
-                              random_state=0).fit(stream.X0, stream.y0)
+    model = CbeAL.from_preset("CBEAL-6", estimator=FlakyLogReg(), budget=40, random_state=0).fit(
+        stream.X0, stream.y0
+    )
     [(i, d)] = acquisitions(model, stream.X_stream, 1)
     before = pickle.dumps(model)
     FlakyLogReg.broken = True

@@ -53,8 +53,12 @@ class Crafted:
 
 
 def model_on(stream: SimulatedStream, **kw: Any) -> CbeAL:
-    params: dict[str, Any] = {"estimator": LogisticRegression(), "budget": 40,
-                              "random_state": 0, **kw}
+    params: dict[str, Any] = {
+        "estimator": LogisticRegression(),
+        "budget": 40,
+        "random_state": 0,
+        **kw,
+    }
     model = CbeAL.from_preset("CBEAL-6", **params).fit(stream.X0, stream.y0)
     simulate(model, stream.X_stream[:100], stream.y_stream[:100])
     return model
@@ -121,8 +125,9 @@ def test_arrays_are_read_without_pickle(stream: SimulatedStream) -> None:
         ("newer", "Upgrade cbeal"),
     ],
 )
-def test_foreign_corrupt_truncated_or_newer_files(stream: SimulatedStream, tmp_path: Path,
-                                                  content: Any, match: str) -> None:
+def test_foreign_corrupt_truncated_or_newer_files(
+    stream: SimulatedStream, tmp_path: Path, content: Any, match: str
+) -> None:
     good = model_on(stream).to_bytes()
     if content == "truncated":
         content = good[: len(good) // 2]
@@ -149,8 +154,9 @@ def test_foreign_corrupt_truncated_or_newer_files(stream: SimulatedStream, tmp_p
         CbeAL.load(tmp_path / "missing.cbeal")
 
 
-def test_a_failed_save_leaves_no_file_behind(stream: SimulatedStream, tmp_path: Path,
-                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failed_save_leaves_no_file_behind(
+    stream: SimulatedStream, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     model = model_on(stream)
     model.save(tmp_path / "model.cbeal")
     before = (tmp_path / "model.cbeal").read_bytes()
@@ -169,24 +175,41 @@ def test_a_failed_save_leaves_no_file_behind(stream: SimulatedStream, tmp_path: 
     assert (tmp_path / "model.cbeal").read_bytes() == before
 
 
-AGENTS = [RandomAgent(rate=0.2), UncertaintyAgent(), VariableUncertaintyAgent(),
-          SplitAgent(), DBALStreamAgent(), QBCPYPAgent()]
+AGENTS = [
+    RandomAgent(rate=0.2),
+    UncertaintyAgent(),
+    VariableUncertaintyAgent(),
+    SplitAgent(),
+    DBALStreamAgent(),
+    QBCPYPAgent(),
+]
 
 
 @pytest.mark.parametrize(
     "make",
     [
         lambda: CbeAL.from_preset("CBEAL-8", estimator=PlattSVC(), budget=30, random_state=1),
-        lambda: CbeAL.from_preset("CBEAL-4*", estimator=LogisticRegression(),
-                                  budget=LabelRate(rate=0.08, window=50, max_in_window=3),
-                                  random_state=1, refit_every=3),
-        *[(lambda a=a: SingleAgentLearner(agent=a, estimator=LogisticRegression(), budget=30,
-                                          random_state=1)) for a in AGENTS],
+        lambda: CbeAL.from_preset(
+            "CBEAL-4*",
+            estimator=LogisticRegression(),
+            budget=LabelRate(rate=0.08, window=50, max_in_window=3),
+            random_state=1,
+            refit_every=3,
+        ),
+        *[
+            (
+                lambda a=a: SingleAgentLearner(
+                    agent=a, estimator=LogisticRegression(), budget=30, random_state=1
+                )
+            )
+            for a in AGENTS
+        ],
     ],
     ids=["cbeal8-svm", "cbeal4-rate", *[type(a).__name__ for a in AGENTS]],
 )
-def test_saved_mid_stream_continues_exactly(stream: SimulatedStream, tmp_path: Path,
-                                            make: Any) -> None:
+def test_saved_mid_stream_continues_exactly(
+    stream: SimulatedStream, tmp_path: Path, make: Any
+) -> None:
     model = make().fit(stream.X0, stream.y0)
     X, y = stream.X_stream, stream.y_stream
     simulate(model, X[:150], y[:150], delay=7)  # labels still pending at the save
@@ -197,8 +220,9 @@ def test_saved_mid_stream_continues_exactly(stream: SimulatedStream, tmp_path: P
     b = simulate(twin, X[150:], y[150:], delay=3)
     np.testing.assert_array_equal(a.acquired, b.acquired)
     np.testing.assert_array_equal(a.weights_after, b.weights_after)
-    np.testing.assert_array_equal(model.predict_proba(stream.X_test),
-                                  twin.predict_proba(stream.X_test))
+    np.testing.assert_array_equal(
+        model.predict_proba(stream.X_test), twin.predict_proba(stream.X_test)
+    )
 
 
 class HalfAgent(Agent):
@@ -218,8 +242,12 @@ class HalfAgent(Agent):
 
 
 def test_own_classes_load_only_when_trusted(stream: SimulatedStream, tmp_path: Path) -> None:
-    model = CbeAL.from_agents([("half", HalfAgent()), ("ral", UncertaintyAgent())],
-                              estimator=LogisticRegression(), budget=20, random_state=0)
+    model = CbeAL.from_agents(
+        [("half", HalfAgent()), ("ral", UncertaintyAgent())],
+        estimator=LogisticRegression(),
+        budget=20,
+        random_state=0,
+    )
     simulate(model.fit(stream.X0, stream.y0), stream.X_stream[:50], stream.y_stream[:50])
     model.save(tmp_path / "m.cbeal")
     with pytest.raises(ModelFileError, match="HalfAgent.*trusted"):

@@ -25,8 +25,9 @@ import matplotlib.pyplot as plt
 @pytest.fixture(scope="module")
 def trace() -> object:
     s = make_stream(n=300, random_state=0)
-    model = CbeAL.from_preset("CBEAL-6", estimator=LogisticRegression(), budget=28,
-                              random_state=0).fit(s.X0, s.y0)
+    model = CbeAL.from_preset(
+        "CBEAL-6", estimator=LogisticRegression(), budget=28, random_state=0
+    ).fit(s.X0, s.y0)
     return simulate(model, s.X_stream, s.y_stream)
 
 
@@ -54,18 +55,21 @@ def test_acquisitions_bars_and_reward(trace: object) -> None:
 def test_decision_boundaries() -> None:
     X = np.array([[0.0, 0.0], [1.0, 1.0], [2.0, 0.5]])
     y = np.array([0, 1, 1])
-    ax = plot_decision_boundaries(X, y, [(100, np.array([1.0, 1.0]), -1.0)],
-                                  truth=(np.array([1.0, -1.0]), 0.0))
+    ax = plot_decision_boundaries(
+        X, y, [(100, np.array([1.0, 1.0]), -1.0)], truth=(np.array([1.0, -1.0]), 0.0)
+    )
     line = ax.get_lines()[0]
     xs, ys = line.get_xdata(), line.get_ydata()
     np.testing.assert_allclose(xs + ys, 1.0)  # x + y − 1 = 0
     plt.close("all")
 
 
-@pytest.mark.parametrize(("names", "positive"), [(("ok", "fail"), "fail"),
-                                                 (("fail", "pass"), "pass")])
-def test_the_failure_class_is_red_whatever_its_name(trace: object, names: tuple[str, str],
-                                                    positive: str) -> None:
+@pytest.mark.parametrize(
+    ("names", "positive"), [(("ok", "fail"), "fail"), (("fail", "pass"), "pass")]
+)
+def test_the_failure_class_is_red_whatever_its_name(
+    trace: object, names: tuple[str, str], positive: str
+) -> None:
     import dataclasses
 
     from matplotlib.colors import to_hex

@@ -13,8 +13,9 @@ import cbeal.provenance as prov
 
 
 def _git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True,
-                          check=True).stdout.strip()
+    return subprocess.run(
+        ["git", *args], cwd=cwd, capture_output=True, text=True, check=True
+    ).stdout.strip()
 
 
 def _repo(path: Path) -> Path:
@@ -26,17 +27,18 @@ def _repo(path: Path) -> Path:
     return path
 
 
-def test_git_sha_is_the_checkout_cbeal_was_imported_from(tmp_path: Path,
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_git_sha_is_the_checkout_cbeal_was_imported_from(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     repo = _repo(tmp_path / "cbeal-checkout")
     monkeypatch.setattr(prov, "_PACKAGE", (repo / "src" / "cbeal").resolve())
     prov.git_sha.cache_clear()
     assert prov.git_sha() == _git(repo, "rev-parse", "--short", "HEAD")
 
 
-def test_an_install_inside_another_repository_records_no_sha(tmp_path: Path,
-                                                             monkeypatch: pytest.MonkeyPatch
-                                                             ) -> None:
+def test_an_install_inside_another_repository_records_no_sha(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     repo = _repo(tmp_path / "users-project")
     site = repo / ".venv" / "lib" / "site-packages" / "cbeal"
     site.mkdir(parents=True)

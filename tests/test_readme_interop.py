@@ -24,8 +24,14 @@ def run(code: str, tmp_path: Path) -> str:
     script.write_text(code)
     # one BLAS thread: the examples refit tiny models, where more threads only contend
     env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
-    done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=300, env=env)
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout
 

@@ -34,8 +34,9 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def files(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
-            if p.is_file()}
+    return {
+        str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()
+    }
 
 
 def quick(data: Path, out: Path, *extra: str) -> int:
@@ -44,8 +45,8 @@ def quick(data: Path, out: Path, *extra: str) -> int:
 
 # ---------------------------------------------------------------------- Ctrl-C
 def test_ctrl_c_mid_stream_keeps_the_previous_report(
-        data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> None:
+    data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "rep"
     assert quick(data, out) == 0
     before = files(out)
@@ -68,7 +69,8 @@ def test_ctrl_c_mid_stream_keeps_the_previous_report(
 
 @pytest.mark.parametrize("previous", [True, False])
 def test_ctrl_c_while_writing_leaves_no_partial_file(
-        data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, previous: bool) -> None:
+    data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, previous: bool
+) -> None:
     out = tmp_path / "rep"
     if previous:
         assert quick(data, out) == 0
@@ -127,8 +129,12 @@ def _unwritable(tmp_path: Path, kind: str) -> Path:
 
 @pytest.mark.parametrize("kind", ["read-only folder", "read-only file system", "under a file"])
 def test_unusable_out_stops_before_computing(
-        data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str], kind: str) -> None:
+    data: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    kind: str,
+) -> None:
     out = _unwritable(tmp_path, kind)
     import cbeal.tablerun
 
@@ -152,8 +158,16 @@ def test_check_out_leaves_nothing_behind(tmp_path: Path) -> None:
 def test_estimate_grows_with_the_square_of_the_labels() -> None:
     fit = FitCost(n1=400, t1=0.004, n2=2000, t2=0.02)  # linear: 10 µs per row
     assert fit.exponent == pytest.approx(1.0) and fit.seconds(20_000) == pytest.approx(0.2)
-    est = Estimate(fit=fit, per_sample={"CBEAL-6": 1e-4}, n_initial=10, n_stream=100_000,
-                   n_train=100_010, budget=10_000, refit_every=1, repeats=1)
+    est = Estimate(
+        fit=fit,
+        per_sample={"CBEAL-6": 1e-4},
+        n_initial=10,
+        n_stream=100_000,
+        n_train=100_010,
+        budget=10_000,
+        refit_every=1,
+        repeats=1,
+    )
     one = est.refit_seconds(1)
     assert one == pytest.approx(sum(fit.seconds(10 + k) for k in range(1, 10_001)))
     assert est.refit_seconds(10) == pytest.approx(one / 10, rel=0.01)
@@ -179,9 +193,9 @@ def test_estimate_is_measured_on_the_file(data: Path) -> None:
     assert 0 < est.seconds() < 60
 
 
-def test_long_run_warning_names_refit_every(data: Path, tmp_path: Path,
-                                            monkeypatch: pytest.MonkeyPatch,
-                                            capsys: pytest.CaptureFixture[str]) -> None:
+def test_long_run_warning_names_refit_every(
+    data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setattr("cbeal.tablerun.estimate.LONG_RUN", 1e-6)  # everything is long
     assert quick(data, tmp_path / "rep") == 0
     err = capsys.readouterr().err
@@ -190,18 +204,17 @@ def test_long_run_warning_names_refit_every(data: Path, tmp_path: Path,
 
 def test_refit_every_retrains_less_and_once_at_the_end(data: Path) -> None:
     every = run(RunOptions(data=data, label="quality", time="when", compare="none"))
-    fives = run(RunOptions(data=data, label="quality", time="when", compare="none",
-                           refit_every=5))
+    fives = run(RunOptions(data=data, label="quality", time="when", compare="none", refit_every=5))
     n = fives.trace.n_acquired
     assert every.model.learner_version == 1 + every.trace.n_acquired
     assert fives.model.learner_version == 1 + n // 5 + (n % 5 > 0)
     assert fives.model.labels_since_refit == 0  # the last labels are in the final model
 
 
-def test_progress_bars_are_labelled_by_method(data: Path, tmp_path: Path,
-                                              capsys: pytest.CaptureFixture[str]) -> None:
-    assert cli(data, tmp_path / "rep", "--time", "when", "--compare", "RS,US",
-               "--progress") == 0
+def test_progress_bars_are_labelled_by_method(
+    data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli(data, tmp_path / "rep", "--time", "when", "--compare", "RS,US", "--progress") == 0
     err = capsys.readouterr().err
     for name in ("CBEAL-6", "RS", "US"):
         assert f"{name}: 100%" in err, err
@@ -209,8 +222,12 @@ def test_progress_bars_are_labelled_by_method(data: Path, tmp_path: Path,
 
 @pytest.mark.parametrize("terminal", [True, False])
 def test_progress_shows_by_itself_on_a_terminal_for_a_long_run(
-        data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str], terminal: bool) -> None:
+    data: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    terminal: bool,
+) -> None:
     runner = importlib.import_module("cbeal.tablerun.run")  # the module, not run()
     monkeypatch.setattr(runner, "PROGRESS_AFTER", 0.0)  # every run is "long"
     monkeypatch.setattr(sys.stderr, "isatty", lambda: terminal)
@@ -224,8 +241,11 @@ def test_initial_is_extended_until_it_holds_both_classes(tmp_path: Path) -> None
     frame = line_frame(n=240, seed=6).sort_values("when").reset_index(drop=True)
     first_fail = int(np.flatnonzero(frame["quality"] == "fail")[0])
     frame.loc[: first_fail + 25, "quality"] = "ok"  # the first 26+ training rows pass
-    result = run(RunOptions(data=write(frame, tmp_path / "late.csv"), label="quality",
-                            time="when", compare="US"))
+    result = run(
+        RunOptions(
+            data=write(frame, tmp_path / "late.csv"), label="quality", time="when", compare="US"
+        )
+    )
     d0 = result.split.part("initial")[1]
     assert set(d0) == {"ok", "fail"} and d0[-1] == "fail" and d0.size > 10
     assert result.split.requested_initial == 10 and "D0 was extended" in " ".join(result.notes)
@@ -245,8 +265,9 @@ def test_repeats_give_mean_se_and_paired_wins(data: Path, tmp_path: Path) -> Non
     bal = [s["metrics"]["CBEAL-6"]["balanced_accuracy"] for s in seeds]
     rs = [s["metrics"]["RS"]["balanced_accuracy"] for s in seeds]
     assert len(set(rs)) > 1  # the seeds really differ
-    row = next(p for p in info["paired_wins"]
-               if p["other"] == "RS" and p["metric"] == "balanced_accuracy")
+    row = next(
+        p for p in info["paired_wins"] if p["other"] == "RS" and p["metric"] == "balanced_accuracy"
+    )
     assert row["wins"] == sum(a > b for a, b in zip(bal, rs, strict=True))
     assert row["wins"] + row["ties"] + row["losses"] == 3
     mean, se = mean_se(bal)
@@ -266,8 +287,9 @@ def test_id_columns_are_carried_into_the_trace(data: Path, tmp_path: Path) -> No
     assert info["data"]["id_columns"] == ["part"] and "part" not in info["data"]["features"]
 
 
-def test_unknown_id_column_is_named(data: Path, tmp_path: Path,
-                                    capsys: pytest.CaptureFixture[str]) -> None:
+def test_unknown_id_column_is_named(
+    data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert quick(data, tmp_path / "rep", "--id", "prat") == 2
     err = capsys.readouterr().err
     assert "did you mean 'part'" in err and "--id" in err

@@ -22,8 +22,13 @@ from cbeal.service.tokens import create_token
 
 from .service_helpers import FEATURES, line, names, pg_available, pg_schema, stream_config
 
-DATABASES = ["sqlite", pytest.param("postgresql", marks=pytest.mark.skipif(
-    not pg_available(), reason="no PostgreSQL on 127.0.0.1:5432"))]
+DATABASES = [
+    "sqlite",
+    pytest.param(
+        "postgresql",
+        marks=pytest.mark.skipif(not pg_available(), reason="no PostgreSQL on 127.0.0.1:5432"),
+    ),
+]
 
 
 @pytest.fixture(params=DATABASES)
@@ -36,14 +41,21 @@ def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
 
 
 def client(db: str, **kw: Any) -> TestClient:
-    settings = Settings(db=db, open=kw.pop("open", True), undo_seconds=kw.pop("undo", 0.0),
-                        retrain=kw.pop("retrain", "sync"), **kw)
+    settings = Settings(
+        db=db,
+        open=kw.pop("open", True),
+        undo_seconds=kw.pop("undo", 0.0),
+        retrain=kw.pop("retrain", "sync"),
+        **kw,
+    )
     return TestClient(create_app(settings))
 
 
 def post_samples(c: TestClient, X: np.ndarray, ids: list[str], stream: str = "line1") -> Any:
-    r = c.post(f"/api/v1/streams/{stream}/samples",
-               json={"samples": [{"id": i, "x": x.tolist()} for i, x in zip(ids, X, strict=True)]})
+    r = c.post(
+        f"/api/v1/streams/{stream}/samples",
+        json={"samples": [{"id": i, "x": x.tolist()} for i, x in zip(ids, X, strict=True)]},
+    )
     assert r.status_code == 200, r.text
     return r.json()["decisions"]
 
@@ -62,8 +74,10 @@ def test_the_whole_loop_and_status(db: str) -> None:
         while (r := c.get("/api/v1/streams/line1/tasks/next")).status_code == 200:
             task = r.json()
             assert task["x"] and task["question"] in ("exploration", "exploitation", "epsilon")
-            r = c.post(f"/api/v1/tasks/{task['task_id']}/label",
-                       json={"label": truth[task["sample_id"]], "request_id": f"r{learned}"})
+            r = c.post(
+                f"/api/v1/tasks/{task['task_id']}/label",
+                json={"label": truth[task["sample_id"]], "request_id": f"r{learned}"},
+            )
             assert r.status_code == 200 and r.json()["status"] == "learned"
             learned += 1
         assert r.status_code == 204 and learned == len(asked)
@@ -88,17 +102,23 @@ def test_ingest_is_idempotent_by_sample_id(db: str) -> None:
         assert c.get("/api/v1/streams/line1").json()["samples_received"] == 31
 
 
-@pytest.mark.parametrize(("body", "status", "hint"), [
-    ({"samples": [{"id": "a", "x": [1.0] * 5}]}, 422, "needs 6 values"),
-    ({"samples": [{"id": "a", "x": {"s0": 1.0}}]}, 422, "missing"),
-    ({"samples": [{"id": "a", "x": {**{f: 0.0 for f in FEATURES}, "zz": 1.0}}]}, 422, "unknown"),
-    ({"samples": []}, 422, "at least 1"),
-    ({"samples": [{"id": "", "x": [0.0] * 6}]}, 422, "at least 1 character"),
-    ({"rows": []}, 422, "samples"),
-    ({"samples": [{"id": "a", "x": ["a"] * 6}]}, 422, "number"),
-])
-def test_bad_samples_get_4xx_and_change_nothing(db: str, body: Any, status: int,
-                                                hint: str) -> None:
+@pytest.mark.parametrize(
+    ("body", "status", "hint"),
+    [
+        ({"samples": [{"id": "a", "x": [1.0] * 5}]}, 422, "needs 6 values"),
+        ({"samples": [{"id": "a", "x": {"s0": 1.0}}]}, 422, "missing"),
+        (
+            {"samples": [{"id": "a", "x": {**{f: 0.0 for f in FEATURES}, "zz": 1.0}}]},
+            422,
+            "unknown",
+        ),
+        ({"samples": []}, 422, "at least 1"),
+        ({"samples": [{"id": "", "x": [0.0] * 6}]}, 422, "at least 1 character"),
+        ({"rows": []}, 422, "samples"),
+        ({"samples": [{"id": "a", "x": ["a"] * 6}]}, 422, "number"),
+    ],
+)
+def test_bad_samples_get_4xx_and_change_nothing(db: str, body: Any, status: int, hint: str) -> None:
     s = line()
     with client(db) as c:
         c.post("/api/v1/streams", json=stream_config(s))
@@ -118,8 +138,12 @@ def test_nan_needs_preprocessing_and_unknown_stream_is_404(db: str) -> None:
         r = c.post("/api/v1/streams/line2/samples", json={"samples": [{"id": "a", "x": row}]})
         assert r.status_code == 200
         assert c.get("/api/v1/streams/nope").status_code == 404
-        assert c.post("/api/v1/streams/nope/samples",
-                      json={"samples": [{"id": "a", "x": row}]}).status_code == 404
+        assert (
+            c.post(
+                "/api/v1/streams/nope/samples", json={"samples": [{"id": "a", "x": row}]}
+            ).status_code
+            == 404
+        )
 
 
 def test_labels_skip_cannot_tell_and_undo(db: str) -> None:
@@ -129,14 +153,16 @@ def test_labels_skip_cannot_tell_and_undo(db: str) -> None:
         post_samples(c, s.X_stream[:300], [f"p{i}" for i in range(300)])
         a = c.get("/api/v1/streams/line1/tasks/next").json()
         assert c.get("/api/v1/streams/line1/tasks/next").json()["task_id"] == a["task_id"]
-        r = c.post(f"/api/v1/tasks/{a['task_id']}/label", json={"label": "maybe",
-                                                                 "request_id": "x"})
+        r = c.post(
+            f"/api/v1/tasks/{a['task_id']}/label", json={"label": "maybe", "request_id": "x"}
+        )
         assert r.status_code == 422 and "not one of the stream's classes" in r.text
         ok = {"label": "ok", "request_id": "r1"}
         assert c.post(f"/api/v1/tasks/{a['task_id']}/label", json=ok).json()["status"] == "labelled"
         assert c.post(f"/api/v1/tasks/{a['task_id']}/label", json=ok).status_code == 200
-        r = c.post(f"/api/v1/tasks/{a['task_id']}/label", json={"label": "fail",
-                                                                 "request_id": "r2"})
+        r = c.post(
+            f"/api/v1/tasks/{a['task_id']}/label", json={"label": "fail", "request_id": "r2"}
+        )
         assert r.status_code == 409  # another answer needs an undo first
         r = c.post(f"/api/v1/tasks/{a['task_id']}/undo", json={"request_id": "u1"})
         assert r.json()["status"] == "open" and r.json()["label"] is None
@@ -144,8 +170,10 @@ def test_labels_skip_cannot_tell_and_undo(db: str) -> None:
         assert c.post(f"/api/v1/tasks/{a['task_id']}/label", json=fail).status_code == 200
         b = c.get("/api/v1/streams/line1/tasks/next").json()
         assert b["task_id"] != a["task_id"]
-        assert c.post(f"/api/v1/tasks/{b['task_id']}/skip",
-                      json={"request_id": "s1"}).json()["skips"] == 1
+        assert (
+            c.post(f"/api/v1/tasks/{b['task_id']}/skip", json={"request_id": "s1"}).json()["skips"]
+            == 1
+        )
         nxt = c.get("/api/v1/streams/line1/tasks/next").json()
         assert nxt["task_id"] != b["task_id"]  # the skipped task went to the back
         spent = c.get("/api/v1/streams/line1").json()["budget"]["spent"]
@@ -169,14 +197,14 @@ def test_exports_and_model_file(db: str, tmp_path: Path) -> None:
         c.post("/api/v1/streams", json=stream_config(s))
         decisions = post_samples(c, s.X_stream[:120], [f"p{i}" for i in range(120)])
         task = c.get("/api/v1/streams/line1/tasks/next").json()
-        c.post(f"/api/v1/tasks/{task['task_id']}/label",
-               json={"label": "fail", "request_id": "r"})
+        c.post(f"/api/v1/tasks/{task['task_id']}/label", json={"label": "fail", "request_id": "r"})
         csv = pd.read_csv(io.StringIO(c.get("/api/v1/streams/line1/export").text))
-        pq = pd.read_parquet(io.BytesIO(
-            c.get("/api/v1/streams/line1/export?format=parquet").content))
+        pq = pd.read_parquet(
+            io.BytesIO(c.get("/api/v1/streams/line1/export?format=parquet").content)
+        )
         n0 = len(s.y0)
         for frame in (csv, pq):  # D0 first (labelled, not asked), then the stream in order
-            assert len(frame) == n0 + 120 and list(frame["sample_id"][n0:n0 + 2]) == ["p0", "p1"]
+            assert len(frame) == n0 + 120 and list(frame["sample_id"][n0 : n0 + 2]) == ["p0", "p1"]
             assert (frame["reason"][:n0] == "initial labelled set").all()
             assert set(FEATURES) <= set(frame.columns)
             assert frame["acquire"].sum() == sum(d["acquire"] for d in decisions)
@@ -198,6 +226,7 @@ def test_tokens_roles_and_hashes(db: str) -> None:
     ingest = create_token(engine, role="ingest", name="plc")
     annotate = create_token(engine, role="annotate", name="alice")
     with TestClient(app) as c:
+
         def h(t: str) -> dict[str, str]:
             return {"Authorization": f"Bearer {t}"}
 
@@ -208,19 +237,25 @@ def test_tokens_roles_and_hashes(db: str) -> None:
         assert c.post("/api/v1/streams", json=cfg, headers=h(ingest)).status_code == 403
         assert c.post("/api/v1/streams", json=cfg, headers=h(admin)).status_code == 201
         body = {"samples": [{"id": "a", "x": s.X_stream[0].tolist()}]}
-        assert c.post("/api/v1/streams/line1/samples", json=body,
-                      headers=h(annotate)).status_code == 403
-        assert c.post("/api/v1/streams/line1/samples", json=body,
-                      headers=h(ingest)).status_code == 200
+        assert (
+            c.post("/api/v1/streams/line1/samples", json=body, headers=h(annotate)).status_code
+            == 403
+        )
+        assert (
+            c.post("/api/v1/streams/line1/samples", json=body, headers=h(ingest)).status_code == 200
+        )
         assert c.get("/api/v1/streams/line1/tasks/next", headers=h(ingest)).status_code == 403
-        assert c.get("/api/v1/streams/line1/tasks/next",
-                     headers=h(annotate)).status_code in (200, 204)
+        assert c.get("/api/v1/streams/line1/tasks/next", headers=h(annotate)).status_code in (
+            200,
+            204,
+        )
         assert c.get("/api/v1/streams/line1/export", headers=h(annotate)).status_code == 403
         assert c.get("/metrics", headers=h(ingest)).text.count("cbeal_samples_total") >= 1
     with engine.connect() as conn:
         stored = [r[0] for r in conn.execute(text("SELECT token_hash FROM tokens"))]
-        dump = json.dumps([list(r) for r in conn.execute(text("SELECT * FROM tokens"))],
-                          default=str)
+        dump = json.dumps(
+            [list(r) for r in conn.execute(text("SELECT * FROM tokens"))], default=str
+        )
     assert len(stored) == 3 and all(len(x) == 64 for x in stored)
     assert not any(t in dump for t in (admin, ingest, annotate))  # only hashes are stored
 
@@ -229,8 +264,7 @@ def test_oversized_requests_are_refused(db: str) -> None:
     s = line()
     with client(db, max_body_bytes=50_000) as c:
         c.post("/api/v1/streams", json=stream_config(s))
-        big = {"samples": [{"id": f"p{i}", "x": s.X_stream[i % 500].tolist()}
-                           for i in range(2000)]}
+        big = {"samples": [{"id": f"p{i}", "x": s.X_stream[i % 500].tolist()} for i in range(2000)]}
         r = c.post("/api/v1/streams/line1/samples", json=big)
         assert r.status_code == 413 and "fewer samples" in r.text
 
@@ -246,8 +280,10 @@ def test_cold_start_asks_first_then_starts(db: str) -> None:
         assert [d["acquire"] for d in decisions[:6]] == [True] * 6
         while (r := c.get("/api/v1/streams/line1/tasks/next")).status_code == 200:
             t = r.json()
-            c.post(f"/api/v1/tasks/{t['task_id']}/label",
-                   json={"label": truth[t["sample_id"]], "request_id": t["sample_id"]})
+            c.post(
+                f"/api/v1/tasks/{t['task_id']}/label",
+                json={"label": truth[t["sample_id"]], "request_id": t["sample_id"]},
+            )
             if c.get("/api/v1/streams/line1").json()["state"] == "running":
                 break
         st = c.get("/api/v1/streams/line1").json()
@@ -268,8 +304,10 @@ def test_schema_matches_the_migrations(db: str) -> None:
     with engine.connect() as conn:
         diff = compare_metadata(MigrationContext.configure(conn), metadata)
         assert diff == []
-        assert conn.execute(select(text("version_num")).select_from(
-            text("alembic_version"))).scalar() == "0001"
+        assert (
+            conn.execute(select(text("version_num")).select_from(text("alembic_version"))).scalar()
+            == "0001"
+        )
     engine.dispose()
 
 

@@ -17,8 +17,9 @@ def test_kill_9_loses_nothing_and_recovery_is_exact(tmp_path: Path) -> None:
     assert spec is not None and spec.loader is not None
     durability = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(durability)
-    result = durability.run(3, f"sqlite:///{tmp_path / 'd.db'}", tmp_path, seed=1,
-                            low=0.8, high=2.0)
+    result = durability.run(
+        3, f"sqlite:///{tmp_path / 'd.db'}", tmp_path, seed=1, low=0.8, high=2.0
+    )
     assert result["kills"] == 3 and result["restarts"] >= 3
     assert result["samples_acked"] > 0 and result["labels_acked"] > 0
     assert result["samples_lost"] == result["decisions_changed"] == 0

@@ -19,22 +19,25 @@ from .service_helpers import line, stream_config  # noqa: E402
 
 
 def fuzz_app(tmp: Path) -> tuple[Any, str]:
-    app = create_app(Settings(db=f"sqlite:///{tmp / 'fuzz.db'}", undo_seconds=0.0,
-                              retrain="sync"))
+    app = create_app(Settings(db=f"sqlite:///{tmp / 'fuzz.db'}", undo_seconds=0.0, retrain="sync"))
     token = create_token(app.state.service.engine, role="admin", name="fuzz")
     with TestClient(app) as c:
         s = line()
-        c.post("/api/v1/streams", json=stream_config(s),
-               headers={"Authorization": f"Bearer {token}"})
-        c.post("/api/v1/streams/line1/samples", headers={"Authorization": f"Bearer {token}"},
-               json={"samples": [{"id": f"p{i}", "x": s.X_stream[i].tolist()}
-                                 for i in range(200)]})
+        c.post(
+            "/api/v1/streams", json=stream_config(s), headers={"Authorization": f"Bearer {token}"}
+        )
+        c.post(
+            "/api/v1/streams/line1/samples",
+            headers={"Authorization": f"Bearer {token}"},
+            json={"samples": [{"id": f"p{i}", "x": s.X_stream[i].tolist()} for i in range(200)]},
+        )
     return app, token
 
 
 APP, TOKEN = fuzz_app(Path(__import__("tempfile").mkdtemp(prefix="cbeal-fuzz-")))
-SCHEMA = schemathesis.openapi.from_asgi("/openapi.json", APP,
-                                        headers={"Authorization": f"Bearer {TOKEN}"})
+SCHEMA = schemathesis.openapi.from_asgi(
+    "/openapi.json", APP, headers={"Authorization": f"Bearer {TOKEN}"}
+)
 # valid and invalid inputs alike (wrong types, missing fields, out-of-range values)
 SCHEMA.config.generation.update(modes=list(schemathesis.GenerationMode), deterministic=True)
 
@@ -44,5 +47,8 @@ SCHEMA.config.generation.update(modes=list(schemathesis.GenerationMode), determi
 def test_no_input_gives_a_server_error(case: Any) -> None:
     from schemathesis.checks import not_a_server_error
 
-    case.call_and_validate(headers={"Authorization": f"Bearer {TOKEN}"},
-                           checks=[not_a_server_error], excluded_checks=[])
+    case.call_and_validate(
+        headers={"Authorization": f"Bearer {TOKEN}"},
+        checks=[not_a_server_error],
+        excluded_checks=[],
+    )

@@ -21,33 +21,72 @@ from cbeal.service.labelstudio import label_config, push
 from .service_helpers import line, stream_config
 
 
-def event(action: str, task_id: int, choice: str | None, *, cancelled: bool = False,
-          annotation_id: int = 7) -> dict[str, Any]:
+def event(
+    action: str,
+    task_id: int,
+    choice: str | None,
+    *,
+    cancelled: bool = False,
+    annotation_id: int = 7,
+) -> dict[str, Any]:
     """A webhook event as Label Studio sends it (the fields the bridge reads, and others)."""
-    result = [] if choice is None else [{
-        "id": "a1B2c3", "from_name": "quality", "to_name": "part", "type": "choices",
-        "origin": "manual", "value": {"choices": [choice]}}]
+    result = (
+        []
+        if choice is None
+        else [
+            {
+                "id": "a1B2c3",
+                "from_name": "quality",
+                "to_name": "part",
+                "type": "choices",
+                "origin": "manual",
+                "value": {"choices": [choice]},
+            }
+        ]
+    )
     return {
         "action": action,
         "project": {"id": 3, "title": "press-3", "task_number": 12},
-        "task": {"id": 901, "project": 3, "is_labeled": True,
-                 "data": {"sample_id": "p1", "cbeal_task": task_id, "cbeal_stream": "line1",
-                          "part": {"s0": 0.1}, "question": "…"}},
-        "annotation": {"id": annotation_id, "task": 901, "project": 3, "completed_by": 2,
-                       "was_cancelled": cancelled, "ground_truth": False, "result": result,
-                       "lead_time": 4.2, "created_at": "2026-11-23T10:00:00.000000Z"},
+        "task": {
+            "id": 901,
+            "project": 3,
+            "is_labeled": True,
+            "data": {
+                "sample_id": "p1",
+                "cbeal_task": task_id,
+                "cbeal_stream": "line1",
+                "part": {"s0": 0.1},
+                "question": "…",
+            },
+        },
+        "annotation": {
+            "id": annotation_id,
+            "task": 901,
+            "project": 3,
+            "completed_by": 2,
+            "was_cancelled": cancelled,
+            "ground_truth": False,
+            "result": result,
+            "lead_time": 4.2,
+            "created_at": "2026-11-23T10:00:00.000000Z",
+        },
     }
 
 
 @pytest.fixture
 def service(tmp_path: Path) -> Any:
-    app = create_app(Settings(db=f"sqlite:///{tmp_path / 'ls.db'}", open=True,
-                              undo_seconds=3600.0, retrain="sync"))
+    app = create_app(
+        Settings(
+            db=f"sqlite:///{tmp_path / 'ls.db'}", open=True, undo_seconds=3600.0, retrain="sync"
+        )
+    )
     with TestClient(app) as c:
         s = line(seed=3)
         c.post("/api/v1/streams", json=stream_config(s))
-        c.post("/api/v1/streams/line1/samples", json={"samples": [
-            {"id": f"p{i}", "x": s.X_stream[i].tolist()} for i in range(300)]})
+        c.post(
+            "/api/v1/streams/line1/samples",
+            json={"samples": [{"id": f"p{i}", "x": s.X_stream[i].tolist()} for i in range(300)]},
+        )
         yield c
 
 
@@ -57,11 +96,16 @@ def test_push_imports_tasks_with_a_table_and_a_prediction(service: TestClient) -
     def label_studio(request: httpx.Request) -> httpx.Response:
         seen.append(request)
         n = len(json.loads(request.content))
-        return httpx.Response(201, json={"task_count": n, "annotation_count": 0,
-                                         "prediction_count": n, "duration": 0.1})
+        return httpx.Response(
+            201,
+            json={"task_count": n, "annotation_count": 0, "prediction_count": n, "duration": 0.1},
+        )
 
-    ls = httpx.Client(base_url="http://label-studio:8080", transport=httpx.MockTransport(
-        label_studio), headers={"Authorization": "Token ls-secret"})
+    ls = httpx.Client(
+        base_url="http://label-studio:8080",
+        transport=httpx.MockTransport(label_studio),
+        headers={"Authorization": "Token ls-secret"},
+    )
     cbeal = Client("http://test", None)
     cbeal.http = service  # the service's own test client
     ids = push(cbeal, ls, stream="line1", project=3, limit=5)
@@ -93,7 +137,8 @@ def test_webhooks_label_relabel_and_skip(service: TestClient) -> None:
     r = service.post(hook, json=event("ANNOTATION_CREATED", b, None, cancelled=True))
     assert r.json()["skips"] == 1 and r.json()["status"] == "open"
     assert service.post(hook, json={"action": "PROJECT_UPDATED"}).json() == {
-        "ignored": "PROJECT_UPDATED"}
+        "ignored": "PROJECT_UPDATED"
+    }
     r = service.post(hook, json=event("ANNOTATION_CREATED", b, "maybe"))
     assert r.status_code == 422 and "not one of" in r.text
     bad = event("ANNOTATION_CREATED", b, "ok")

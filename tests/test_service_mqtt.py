@@ -33,8 +33,9 @@ pytestmark = pytest.mark.skipif(not broker_up(), reason="no MQTT broker on 127.0
 
 def test_samples_in_decisions_out_once_per_sample_id(tmp_path: Path) -> None:
     s = line(seed=8)
-    server = Server(f"sqlite:///{tmp_path / 'mqtt.db'}",
-                    extra=("--open", "--undo-seconds", "0")).start()
+    server = Server(
+        f"sqlite:///{tmp_path / 'mqtt.db'}", extra=("--open", "--undo-seconds", "0")
+    ).start()
     prefix = f"cbeal-test/{uuid.uuid4().hex[:8]}"
     replies: list[dict[str, Any]] = []
     listener = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
@@ -42,9 +43,15 @@ def test_samples_in_decisions_out_once_per_sample_id(tmp_path: Path) -> None:
     listener.connect("127.0.0.1", 1883)
     listener.subscribe(f"{prefix}/decisions", qos=1)
     listener.loop_start()
-    bridge = Bridge(broker="127.0.0.1:1883", topic=f"{prefix}/samples",
-                    reply_topic=f"{prefix}/decisions", stream="line1", url=server.url,
-                    token=None, client_id=f"bridge-{uuid.uuid4().hex[:8]}").start()
+    bridge = Bridge(
+        broker="127.0.0.1:1883",
+        topic=f"{prefix}/samples",
+        reply_topic=f"{prefix}/decisions",
+        stream="line1",
+        url=server.url,
+        token=None,
+        client_id=f"bridge-{uuid.uuid4().hex[:8]}",
+    ).start()
     try:
         httpx.post(f"{server.url}/api/v1/streams", json=stream_config(s), timeout=30)
         assert bridge.ready.wait(10)
@@ -52,8 +59,9 @@ def test_samples_in_decisions_out_once_per_sample_id(tmp_path: Path) -> None:
         publisher.connect("127.0.0.1", 1883)
         publisher.loop_start()
         for i in range(20):
-            publisher.publish(f"{prefix}/samples", json.dumps(
-                {"id": f"p{i}", "x": s.X_stream[i].tolist()}), qos=1).wait_for_publish()
+            publisher.publish(
+                f"{prefix}/samples", json.dumps({"id": f"p{i}", "x": s.X_stream[i].tolist()}), qos=1
+            ).wait_for_publish()
         batch = {"samples": [{"id": f"p{i}", "x": s.X_stream[i].tolist()} for i in range(15, 30)]}
         publisher.publish(f"{prefix}/samples", json.dumps(batch), qos=1).wait_for_publish()
         publisher.publish(f"{prefix}/samples", b"not json", qos=1).wait_for_publish()

@@ -23,36 +23,69 @@ from cbeal.service.schema import tasks  # noqa: E402
 from .service_helpers import Server, line, names, stream_config  # noqa: E402
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM),
-                                reason="no chromium (Debian: apt-get install chromium)")
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run"]
+pytestmark = pytest.mark.skipif(
+    not os.path.exists(CHROMIUM), reason="no chromium (Debian: apt-get install chromium)"
+)
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     tmp = tmp_path_factory.mktemp("pages")
     db = f"sqlite:///{tmp / 'pages.db'}"
+
     def token(role: str) -> str:
-        return subprocess.run([sys.executable, "-m", "cbeal", "token", "create", "--role", role,
-                               "--name", "ana", "--db", db], capture_output=True, text=True,
-                              check=True).stdout.strip()
+        return subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "cbeal",
+                "token",
+                "create",
+                "--role",
+                role,
+                "--name",
+                "ana",
+                "--db",
+                db,
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
 
     admin = {"Authorization": f"Bearer {token('admin')}"}
     server = Server(db, extra=("--undo-seconds", "3600")).start()
     s = line(seed=9, n=1200)
     cfg = stream_config(s, name="press-3", budget="10%")
     cfg["features"] = ["temperature", "pressure", "torque", "speed", "vibration", "wear"]
-    httpx.post(f"{server.url}/api/v1/streams", json=cfg, timeout=60,
-               headers=admin).raise_for_status()
-    httpx.post(f"{server.url}/api/v1/streams/press-3/samples", timeout=60, headers=admin,
-               json={"samples": [{"id": f"part-{i}", "x": s.X_stream[i].tolist()}
-                                 for i in range(600)]}).raise_for_status()
+    httpx.post(
+        f"{server.url}/api/v1/streams", json=cfg, timeout=60, headers=admin
+    ).raise_for_status()
+    httpx.post(
+        f"{server.url}/api/v1/streams/press-3/samples",
+        timeout=60,
+        headers=admin,
+        json={"samples": [{"id": f"part-{i}", "x": s.X_stream[i].tolist()} for i in range(600)]},
+    ).raise_for_status()
     with playwright.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield {"server": server, "db": db, "token": token("annotate"), "browser": browser,
-               "truth": dict(zip([f"part-{i}" for i in range(600)], names(s.y_stream[:600]),
-                                 strict=True))}
+        yield {
+            "server": server,
+            "db": db,
+            "token": token("annotate"),
+            "browser": browser,
+            "truth": dict(
+                zip([f"part-{i}" for i in range(600)], names(s.y_stream[:600]), strict=True)
+            ),
+        }
         browser.close()
     server.stop()
 
@@ -70,8 +103,11 @@ def signed_in(site: dict[str, Any], path: str, width: int = 1280) -> Any:
 def answers(db: str) -> dict[int, Any]:
     engine = connect(db)
     with engine.connect() as conn:
-        rows = conn.execute(select(tasks.c.id, tasks.c.status, tasks.c.label)
-                            .where(tasks.c.status.in_(("labelled", "learned", "cannot_tell"))))
+        rows = conn.execute(
+            select(tasks.c.id, tasks.c.status, tasks.c.label).where(
+                tasks.c.status.in_(("labelled", "learned", "cannot_tell"))
+            )
+        )
         out = {r.id: (r.status, r.label) for r in rows}
     engine.dispose()
     return out
@@ -135,8 +171,10 @@ def test_label_by_click_and_keyboard_undo_and_the_dashboard_moves(site: dict[str
 def test_nothing_is_loaded_from_the_internet(site: dict[str, Any]) -> None:
     outside: list[str] = []
     page = site["browser"].new_page()
-    page.on("request", lambda r: outside.append(r.url)
-            if not r.url.startswith(site["server"].url) else None)
+    page.on(
+        "request",
+        lambda r: outside.append(r.url) if not r.url.startswith(site["server"].url) else None,
+    )
     page.goto(f"{site['server'].url}/ui/")
     page.fill("#token", site["token"])
     page.keyboard.press("Enter")

@@ -28,15 +28,26 @@ def operate(url: str, s: Any, lo: int, hi: int) -> list[Any]:
     truth = names(s.y_stream)
     out = []
     for a in range(lo, hi, 10):
-        r = httpx.post(f"{url}/api/v1/streams/line1/samples", timeout=30, json={"samples": [
-            {"id": f"p{i}", "x": s.X_stream[i].tolist()} for i in range(a, min(hi, a + 10))]})
+        r = httpx.post(
+            f"{url}/api/v1/streams/line1/samples",
+            timeout=30,
+            json={
+                "samples": [
+                    {"id": f"p{i}", "x": s.X_stream[i].tolist()} for i in range(a, min(hi, a + 10))
+                ]
+            },
+        )
         assert r.status_code == 200, r.text
         out += [(d["decision_id"], d["acquire"], d["p_acquire"]) for d in r.json()["decisions"]]
-        while (t := httpx.get(f"{url}/api/v1/streams/line1/tasks/next", timeout=30)
-               ).status_code == 200:
+        while (
+            t := httpx.get(f"{url}/api/v1/streams/line1/tasks/next", timeout=30)
+        ).status_code == 200:
             task = t.json()
-            httpx.post(f"{url}/api/v1/tasks/{task['task_id']}/label", timeout=30, json={
-                "label": truth[int(task["sample_id"][1:])], "request_id": task["sample_id"]})
+            httpx.post(
+                f"{url}/api/v1/tasks/{task['task_id']}/label",
+                timeout=30,
+                json={"label": truth[int(task["sample_id"][1:])], "request_id": task["sample_id"]},
+            )
     return out
 
 
@@ -51,8 +62,10 @@ def test_one_owner_at_a_time_and_an_exact_takeover(pg: str, tmp_path: Path) -> N
     a = Server(pg, extra=ARGS, log=tmp_path / "a.log").start()
     b = Server(pg, extra=ARGS, log=tmp_path / "b.log").start()
     try:
-        assert httpx.post(f"{a.url}/api/v1/streams", json=stream_config(s),
-                          timeout=30).status_code == 201
+        assert (
+            httpx.post(f"{a.url}/api/v1/streams", json=stream_config(s), timeout=30).status_code
+            == 201
+        )
         got = operate(a.url, s, 0, 120)
         busy = httpx.get(f"{b.url}/api/v1/streams/line1", timeout=30)
         assert busy.status_code == 409 and "Retry-After" in busy.headers  # A owns it

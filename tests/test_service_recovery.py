@@ -18,8 +18,13 @@ from cbeal.service.schema import checkpoints, samples
 
 from .service_helpers import line, names, pg_available, pg_schema, stream_config
 
-DATABASES = ["sqlite", pytest.param("postgresql", marks=pytest.mark.skipif(
-    not pg_available(), reason="no PostgreSQL on 127.0.0.1:5432"))]
+DATABASES = [
+    "sqlite",
+    pytest.param(
+        "postgresql",
+        marks=pytest.mark.skipif(not pg_available(), reason="no PostgreSQL on 127.0.0.1:5432"),
+    ),
+]
 
 
 @pytest.fixture(params=DATABASES)
@@ -33,8 +38,16 @@ def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
 
 def app(db: str) -> Any:
     # one owner name: a restarted process on this host takes its streams back at once
-    return create_app(Settings(db=db, open=True, undo_seconds=0.0, retrain="sync",
-                               checkpoint_every=40, owner="host:recovery-test"))
+    return create_app(
+        Settings(
+            db=db,
+            open=True,
+            undo_seconds=0.0,
+            retrain="sync",
+            checkpoint_every=40,
+            owner="host:recovery-test",
+        )
+    )
 
 
 def script(s: Any) -> list[tuple[str, Any]]:
@@ -53,22 +66,37 @@ def run(c: TestClient, s: Any, steps: list[tuple[str, Any]]) -> None:
     for kind, arg in steps:
         if kind == "samples":
             lo, hi = arg
-            r = c.post("/api/v1/streams/line1/samples", json={"samples": [
-                {"id": f"p{i}", "x": s.X_stream[i].tolist()} for i in range(lo, hi)]})
+            r = c.post(
+                "/api/v1/streams/line1/samples",
+                json={
+                    "samples": [{"id": f"p{i}", "x": s.X_stream[i].tolist()} for i in range(lo, hi)]
+                },
+            )
             assert r.status_code == 200, r.text
         else:
             while (r := c.get("/api/v1/streams/line1/tasks/next")).status_code == 200:
                 t = r.json()
-                c.post(f"/api/v1/tasks/{t['task_id']}/label",
-                       json={"label": truth[t["sample_id"]], "request_id": t["sample_id"]})
+                c.post(
+                    f"/api/v1/tasks/{t['task_id']}/label",
+                    json={"label": truth[t["sample_id"]], "request_id": t["sample_id"]},
+                )
 
 
 def decisions(service: Any) -> list[tuple[Any, ...]]:
     with service.engine.connect() as conn:
-        rows = conn.execute(select(samples.c.sample_id, samples.c.decision)
-                            .order_by(samples.c.seq)).all()
-    return [(r.sample_id, r.decision["id"], r.decision["acquire"], r.decision["p_acquire"],
-             r.decision["learner_version"]) for r in rows]
+        rows = conn.execute(
+            select(samples.c.sample_id, samples.c.decision).order_by(samples.c.seq)
+        ).all()
+    return [
+        (
+            r.sample_id,
+            r.decision["id"],
+            r.decision["acquire"],
+            r.decision["p_acquire"],
+            r.decision["learner_version"],
+        )
+        for r in rows
+    ]
 
 
 def test_restarts_anywhere_continue_exactly(db: str, tmp_path: Path) -> None:

@@ -17,8 +17,9 @@ from .service_helpers import Server
 
 
 def cli(*args: str, env: dict[str, str]) -> str:
-    out = subprocess.run([sys.executable, "-m", "cbeal", *args], capture_output=True, text=True,
-                         env=env, check=False)
+    out = subprocess.run(
+        [sys.executable, "-m", "cbeal", *args], capture_output=True, text=True, env=env, check=False
+    )
     assert out.returncode == 0, out.stderr
     return out.stdout
 
@@ -31,21 +32,59 @@ def test_serve_replay_secom_label_and_watch_the_status(tmp_path: Path) -> None:
     env["CBEAL_TOKEN"] = token
     server = Server(db, extra=("--undo-seconds", "0")).start()
     try:
-        out = cli("replay", str(tmp_path / "secom.csv"), "--stream", "secom", "--id", "part",
-                  "--time", "time", "--label", "quality", "--create", "--initial", "50",
-                  "--budget", "5%", "--limit", "300", "--url", server.url, "--no-progress",
-                  env=env)
+        out = cli(
+            "replay",
+            str(tmp_path / "secom.csv"),
+            "--stream",
+            "secom",
+            "--id",
+            "part",
+            "--time",
+            "time",
+            "--label",
+            "quality",
+            "--create",
+            "--initial",
+            "50",
+            "--budget",
+            "5%",
+            "--limit",
+            "300",
+            "--url",
+            server.url,
+            "--no-progress",
+            env=env,
+        )
         assert "replayed 300 rows into 'secom'" in out
         h = {"Authorization": f"Bearer {token}"}
         before = httpx.get(f"{server.url}/api/v1/streams/secom", headers=h).json()
         task = httpx.get(f"{server.url}/api/v1/streams/secom/tasks/next", headers=h).json()
         assert len(task["x"]) == 590 and task["explanation"].startswith("Asked")
-        r = httpx.post(f"{server.url}/api/v1/tasks/{task['task_id']}/label", headers=h,
-                       json={"label": "fail", "request_id": "me-1"})
+        r = httpx.post(
+            f"{server.url}/api/v1/tasks/{task['task_id']}/label",
+            headers=h,
+            json={"label": "fail", "request_id": "me-1"},
+        )
         assert r.json()["status"] == "learned"
-        out = cli("replay", str(tmp_path / "secom.csv"), "--stream", "secom", "--id", "part",
-                  "--time", "time", "--label", "quality", "--answer", "--limit", "600",
-                  "--url", server.url, "--no-progress", env=env)
+        out = cli(
+            "replay",
+            str(tmp_path / "secom.csv"),
+            "--stream",
+            "secom",
+            "--id",
+            "part",
+            "--time",
+            "time",
+            "--label",
+            "quality",
+            "--answer",
+            "--limit",
+            "600",
+            "--url",
+            server.url,
+            "--no-progress",
+            env=env,
+        )
         after = httpx.get(f"{server.url}/api/v1/streams/secom", headers=h).json()
         assert after["samples_seen"] > before["samples_seen"] >= 300
         assert after["labels_learned"] > before["labels_learned"]

@@ -46,16 +46,18 @@ def fraction() -> float:
 
 def run(agent: Agent, n: int | None = None, seed: int = 0) -> tuple[SingleAgentLearner, Trace]:
     d = s01()
-    model = SingleAgentLearner(agent=agent, epsilon=0.0, estimator=LogisticRegression(),
-                               budget=d.budget, random_state=seed).fit(d.X0, d.y0)
+    model = SingleAgentLearner(
+        agent=agent, epsilon=0.0, estimator=LogisticRegression(), budget=d.budget, random_state=seed
+    ).fit(d.X0, d.y0)
     return model, simulate(model, d.X_stream[:n], d.y_stream[:n])
 
 
 @cache
 def twice(strategy: str) -> tuple[tuple[SingleAgentLearner, Trace], ...]:
     """Two runs of one wrapped strategy on S01, same seed (shared by the tests below)."""
-    return tuple(run(SkactivemlAgent(strategy=strategy, budget_fraction=fraction()))
-                 for _ in range(2))
+    return tuple(
+        run(SkactivemlAgent(strategy=strategy, budget_fraction=fraction())) for _ in range(2)
+    )
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
@@ -120,15 +122,15 @@ def test_fixed_uncertainty_at_b_04_is_our_us_decision_for_decision() -> None:
 def test_variable_uncertainty_without_pacing_is_ours_decision_for_decision() -> None:
     # with b = 1 neither budget check ever binds, and the θ dynamics (θ0 = 1, s = 0.01)
     # are the same: the decisions must coincide (B is spent within the first 150 samples)
-    _, theirs = run(SkactivemlAgent(strategy="VariableUncertainty", budget_fraction=1.0),
-                    n=150)
+    _, theirs = run(SkactivemlAgent(strategy="VariableUncertainty", budget_fraction=1.0), n=150)
     _, ours = run(VariableUncertaintyAgent(budget_fraction=1.0), n=150)
     assert ours.n_acquired == s01().budget
     np.testing.assert_array_equal(theirs.advice, ours.advice)
 
 
-@pytest.mark.parametrize(("strategy", "utility"),
-                         [("US", 0.2), ("VariableUncertainty", 0.2), ("DBALStream", 0.4)])
+@pytest.mark.parametrize(
+    ("strategy", "utility"), [("US", 0.2), ("VariableUncertainty", 0.2), ("DBALStream", 0.4)]
+)
 def test_shim_returns_the_context_probabilities(strategy: str, utility: float) -> None:
     agent = SkactivemlAgent(strategy=strategy, budget_fraction=0.5, random_state=0)
     agent.fit(np.zeros((1, 2)))
@@ -138,8 +140,11 @@ def test_shim_returns_the_context_probabilities(strategy: str, utility: float) -
 
 def test_parameters_and_errors() -> None:
     agent = SkactivemlAgent(strategy="DBALStream", budget_fraction=0.05, random_state=3)
-    assert agent.get_params() == {"strategy": "DBALStream", "budget_fraction": 0.05,
-                                  "random_state": 3}
+    assert agent.get_params() == {
+        "strategy": "DBALStream",
+        "budget_fraction": 0.05,
+        "random_state": 3,
+    }
     assert agent.name == "DBALStream (skactiveml)"
     with pytest.raises(ValueError, match="unknown strategy"):
         SkactivemlAgent(strategy="QBC").fit(np.zeros((1, 2)))
@@ -157,8 +162,12 @@ def test_missing_package_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> Non
 
 def test_methods() -> None:
     methods = skactiveml_methods()
-    assert list(methods) == ["RS (skactiveml)", "US (skactiveml)",
-                             "VariableUncertainty (skactiveml)", "DBALStream (skactiveml)"]
+    assert list(methods) == [
+        "RS (skactiveml)",
+        "US (skactiveml)",
+        "VariableUncertainty (skactiveml)",
+        "DBALStream (skactiveml)",
+    ]
     assert {m.family for m in methods.values()} == {"crosscheck"}
     assert not any(m.full for m in methods.values())
     build = methods["US (skactiveml)"].build
@@ -167,8 +176,11 @@ def test_methods() -> None:
     assert isinstance(model, SingleAgentLearner)
     assert model.epsilon == 0.0 and model.budget == 48 and model.random_state == 7
     assert model.name == "US (skactiveml)"
-    assert model.agent.get_params() == {"strategy": "US", "budget_fraction": 0.1,
-                                        "random_state": None}
+    assert model.agent.get_params() == {
+        "strategy": "US",
+        "budget_fraction": 0.1,
+        "random_state": None,
+    }
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
@@ -184,7 +196,8 @@ def test_agent_protocol_pickle_and_refit(strategy: str) -> None:
     agent.fit(s01().X0, np.random.default_rng(0))
     head = [agent.advise_one(c) for c in contexts[:60]]
     copy = pickle.loads(pickle.dumps(agent))
-    assert [copy.advise_one(c) for c in contexts[60:]] == [agent.advise_one(c)
-                                                          for c in contexts[60:]]
+    assert [copy.advise_one(c) for c in contexts[60:]] == [
+        agent.advise_one(c) for c in contexts[60:]
+    ]
     agent.fit(s01().X0, np.random.default_rng(0))  # fit resets all state
     assert [agent.advise_one(c) for c in contexts[:60]] == head

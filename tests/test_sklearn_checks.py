@@ -21,9 +21,9 @@ from cbeal.core import ReinforcedAgent
 # the checks that do not apply, and why (README: "scikit-learn")
 EXPECTED = {
     "check_fit_score_takes_y": "fit(X0, y0) names its arguments after D0, the initial labelled "
-                               "set; they are passed by position as everywhere in scikit-learn",
+    "set; they are passed by position as everywhere in scikit-learn",
     "check_dtype_object": "a non-numeric object in X raises cbeal's InvalidInputError (a "
-                          "ValueError, like every input error), not a TypeError",
+    "ValueError, like every input error), not a TypeError",
 }
 
 
@@ -31,10 +31,16 @@ def models() -> list[tuple[str, object]]:
     est = LogisticRegression()
     return [
         ("CbeAL", CbeAL.from_preset("CBEAL-4", estimator=est, budget=10, random_state=0)),
-        ("CbeAL+preprocessor", CbeAL.from_preset("CBEAL-2", estimator=est, budget=10,
-                                                 preprocessor=SimpleImputer(), random_state=0)),
-        ("SingleAgentLearner", SingleAgentLearner(agent=ReinforcedAgent(), estimator=est,
-                                                  budget=10, random_state=0)),
+        (
+            "CbeAL+preprocessor",
+            CbeAL.from_preset(
+                "CBEAL-2", estimator=est, budget=10, preprocessor=SimpleImputer(), random_state=0
+            ),
+        ),
+        (
+            "SingleAgentLearner",
+            SingleAgentLearner(agent=ReinforcedAgent(), estimator=est, budget=10, random_state=0),
+        ),
     ]
 
 
@@ -46,8 +52,9 @@ def test_scikit_learn_estimator_checks(name: str, model: object) -> None:
     by_status: dict[str, set[str]] = {}
     for r in results:
         by_status.setdefault(r["status"], set()).add(r["check_name"])
-    failed = {r["check_name"]: str(r["exception"])[:300] for r in results
-              if r["status"] == "failed"}
+    failed = {
+        r["check_name"]: str(r["exception"])[:300] for r in results if r["status"] == "failed"
+    }
     assert not failed, failed
     assert len(by_status["passed"]) >= 50
     # an expected failure that now passes must leave EXPECTED (it would hide a regression)
@@ -68,8 +75,9 @@ def test_tags_follow_the_preprocessor() -> None:
             return X
 
     def model(pre: object) -> CbeAL:
-        return CbeAL.from_preset("CBEAL-2", estimator=LogisticRegression(), budget=5,
-                                 preprocessor=pre, random_state=0)
+        return CbeAL.from_preset(
+            "CBEAL-2", estimator=LogisticRegression(), budget=5, preprocessor=pre, random_state=0
+        )
 
     assert not get_tags(model(None)).input_tags.sparse
     assert not get_tags(model(Plain())).input_tags.sparse

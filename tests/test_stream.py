@@ -25,8 +25,9 @@ from cbeal import (
 
 
 def cbeal6(budget: int, seed: int = 0, **kw: object) -> CbeAL:
-    return CbeAL.from_preset("CBEAL-6", estimator=LogisticRegression(), budget=budget,
-                             random_state=seed, **kw)
+    return CbeAL.from_preset(
+        "CBEAL-6", estimator=LogisticRegression(), budget=budget, random_state=seed, **kw
+    )
 
 
 @pytest.mark.parametrize("delay", [1, 5, 60])
@@ -72,12 +73,15 @@ def test_budget_exhausted_decisions_say_so() -> None:
 
 
 def test_same_seed_identical_trace(stream: SimulatedStream) -> None:
-    t1 = simulate(cbeal6(stream.budget, 11).fit(stream.X0, stream.y0), stream.X_stream,
-                  stream.y_stream)
-    t2 = simulate(cbeal6(stream.budget, 11).fit(stream.X0, stream.y0), stream.X_stream,
-                  stream.y_stream)
-    t3 = simulate(cbeal6(stream.budget, 12).fit(stream.X0, stream.y0), stream.X_stream,
-                  stream.y_stream)
+    t1 = simulate(
+        cbeal6(stream.budget, 11).fit(stream.X0, stream.y0), stream.X_stream, stream.y_stream
+    )
+    t2 = simulate(
+        cbeal6(stream.budget, 11).fit(stream.X0, stream.y0), stream.X_stream, stream.y_stream
+    )
+    t3 = simulate(
+        cbeal6(stream.budget, 12).fit(stream.X0, stream.y0), stream.X_stream, stream.y_stream
+    )
     for name in ("acquired", "p_acquire", "advice", "weights_after", "reward", "flipped"):
         np.testing.assert_array_equal(getattr(t1, name), getattr(t2, name))
     assert not np.array_equal(t1.acquired, t3.acquired)
@@ -89,8 +93,9 @@ def test_seeds_estimator_random_state() -> None:
     s = make_stream(n=150, random_state=2)
     probas = []
     for _ in range(2):
-        m = CbeAL.from_preset("CBEAL-2", estimator=RandomForestClassifier(n_estimators=5),
-                              budget=10, random_state=5).fit(s.X0, s.y0)
+        m = CbeAL.from_preset(
+            "CBEAL-2", estimator=RandomForestClassifier(n_estimators=5), budget=10, random_state=5
+        ).fit(s.X0, s.y0)
         simulate(m, s.X_stream, s.y_stream)
         probas.append(m.predict_proba(s.X_test))
         assert m.estimator_.random_state is not None
@@ -137,8 +142,9 @@ def test_multiclass_with_string_labels() -> None:
     idx = rng.integers(0, 3, size=400)
     X = centers[idx] + rng.normal(size=(400, 2))
     y = labels[idx]
-    model = CbeAL.from_preset("CBEAL-4*", estimator=LogisticRegression(), budget=30,
-                              random_state=0).fit(X[:15], y[:15])
+    model = CbeAL.from_preset(
+        "CBEAL-4*", estimator=LogisticRegression(), budget=30, random_state=0
+    ).fit(X[:15], y[:15])
     trace = simulate(model, X[15:], y[15:])
     assert model.classes_.tolist() == ["crack", "ok", "void"]
     proba = model.predict_proba(X)
@@ -203,20 +209,24 @@ def test_custom_agents_and_single_agent() -> None:
     s = make_stream(n=300, random_state=5)
     model = CbeAL.from_agents(
         [("near", SpaceFillingAgent(window_size=30)), ReinforcedAgent(theta0=0.8)],
-        estimator=LogisticRegression(), budget=20, random_state=0,
+        estimator=LogisticRegression(),
+        budget=20,
+        random_state=0,
     ).fit(s.X0, s.y0)
     assert model.agent_names == ("near", "AG2")
     assert simulate(model, s.X_stream, s.y_stream).n_acquired <= 20
-    solo = SingleAgentLearner(agent=LowDensityAgent(), estimator=LogisticRegression(), budget=20,
-                              random_state=0).fit(s.X0, s.y0)
+    solo = SingleAgentLearner(
+        agent=LowDensityAgent(), estimator=LogisticRegression(), budget=20, random_state=0
+    ).fit(s.X0, s.y0)
     trace = simulate(solo, s.X_stream, s.y_stream)
     assert trace.agent_names == ("LowDensityAgent",) and trace.n_acquired <= 20
     np.testing.assert_array_equal(trace.weights_after, 1.0)
 
 
 def test_trace_frame(stream: SimulatedStream) -> None:
-    trace = simulate(cbeal6(stream.budget).fit(stream.X0, stream.y0), stream.X_stream,
-                     stream.y_stream)
+    trace = simulate(
+        cbeal6(stream.budget).fit(stream.X0, stream.y0), stream.X_stream, stream.y_stream
+    )
     frame = trace.to_frame()
     assert len(frame) == len(trace) == stream.X_stream.shape[0]
     assert {"acquired", "p_acquire", "reward", "weight_after[SPF1]", "flipped[RAL3]"} <= set(

@@ -55,12 +55,19 @@ def no_matplotlib(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 # ---------------------------------------------------------------------- the report folder
-def test_cli_writes_the_report_folder(csv: Path, tmp_path: Path,
-                                      capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_writes_the_report_folder(
+    csv: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "rep"
     assert cli(csv, out, "--time", "when", "--compare", "RS,US", "--no-progress") == 0
-    for name in ("report.md", "trace.csv", "summary.json", "model.cbeal", "figures/run.png",
-                 "figures/scores.png"):
+    for name in (
+        "report.md",
+        "trace.csv",
+        "summary.json",
+        "model.cbeal",
+        "figures/run.png",
+        "figures/scores.png",
+    ):
         assert (out / name).stat().st_size > 0, name
     stdout = capsys.readouterr().out
     assert f"report: {out / 'report.md'}" in stdout and "CBEAL-6" in stdout
@@ -68,13 +75,25 @@ def test_cli_writes_the_report_folder(csv: Path, tmp_path: Path,
     assert info["split"] == {"initial": 10, "stream": 200, "test": 90}
     assert info["budget"] == 20 and info["data"]["sha256"] and info["data"]["file"] == "line.csv"
     assert set(info["metrics"]) == {"CBEAL-6", "RS", "US", "Initial", "All Training Data"}
-    assert set(info["metrics"]["RS"]) == {"accuracy", "balanced_accuracy", "f1", "precision",
-                                          "recall"}
+    assert set(info["metrics"]["RS"]) == {
+        "accuracy",
+        "balanced_accuracy",
+        "f1",
+        "precision",
+        "recall",
+    }
     assert info["positive_class"] == "fail" and info["class_counts"]["all"]["fail"] == 45
     assert all(n <= 20 for m, n in info["labels_spent"].items() if m != "All Training Data")
     report = (out / "report.md").read_text()
-    for text in ("## Protocol", "## Results", "| CBEAL-6 |", "| RS |", "figures/run.png",
-                 "figures/scores.png", "fitted on the training rows' inputs only"):
+    for text in (
+        "## Protocol",
+        "## Results",
+        "| CBEAL-6 |",
+        "| RS |",
+        "figures/run.png",
+        "figures/scores.png",
+        "fitted on the training rows' inputs only",
+    ):
         assert text in report, text
     assert CbeAL.load(out / "model.cbeal").budget_used_ == info["labels_spent"]["CBEAL-6"]
 
@@ -90,7 +109,8 @@ def test_the_saved_model_takes_raw_rows_of_the_file(tmp_path: Path) -> None:
     test = pd.read_csv(data).sort_values("when", kind="stable").iloc[-90:]
     pred = model.predict(test[FEATURES])  # the user's raw columns, straight from the file
     assert scores(test["quality"].to_numpy(), pred, positive="fail") == pytest.approx(
-        info["metrics"]["CBEAL-6"])
+        info["metrics"]["CBEAL-6"]
+    )
     result = api(data)
     np.testing.assert_array_equal(pred, result.model.predict(result.split.part("test")[0]))
     with pytest.raises(InvalidInputError, match="missing"):
@@ -112,12 +132,10 @@ def test_without_time_the_file_order_is_kept(csv: Path) -> None:
     np.testing.assert_array_equal(result.table.row, np.arange(300))
 
 
-def test_same_seed_same_trace(csv: Path, tmp_path: Path,
-                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_same_seed_same_trace(csv: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     no_matplotlib(monkeypatch)  # also: the report is written without figures, and says so
     for out in ("a", "b"):
-        assert cli(csv, tmp_path / out, "--time", "when", "--compare", "none",
-                   "--seed", "3") == 0
+        assert cli(csv, tmp_path / out, "--time", "when", "--compare", "none", "--seed", "3") == 0
     assert (tmp_path / "a/trace.csv").read_bytes() == (tmp_path / "b/trace.csv").read_bytes()
     assert not (tmp_path / "a/figures").exists()
     assert "pip install 'cbeal[plot]'" in (tmp_path / "a/report.md").read_text()
@@ -131,8 +149,10 @@ def test_html_report_embeds_the_figures(tmp_path: Path) -> None:
     assert "figures/run.png" not in page and not (tmp_path / "rep" / "report.md").exists()
 
 
-@pytest.mark.parametrize(("spec", "labels"), [("10%", 20), ("0.1", 20), ("25", 25),
-                                              ("100%", 200), ("1", 1), (" 0.004 ", 1)])
+@pytest.mark.parametrize(
+    ("spec", "labels"),
+    [("10%", 20), ("0.1", 20), ("25", 25), ("100%", 200), ("1", 1), (" 0.004 ", 1)],
+)
 def test_parse_budget(spec: str, labels: int) -> None:
     assert parse_budget(spec, 200) == labels
 
@@ -150,10 +170,10 @@ def test_test_set_is_the_most_recent_rows(csv: Path) -> None:
     sp, tab = result.split, result.table
     assert (sp.n_initial, sp.n_stream, sp.n_test) == (15, 210, 75)
     stamps = pd.to_datetime(pd.Series(tab.time))
-    assert stamps.iloc[sp.n_train:].min() > stamps.iloc[: sp.n_train].max()
+    assert stamps.iloc[sp.n_train :].min() > stamps.iloc[: sp.n_train].max()
     original = pd.read_csv(csv)
     latest = original.sort_values("when").tail(75)
-    assert set(tab.row[sp.n_train:]) == set(latest.index)
+    assert set(tab.row[sp.n_train :]) == set(latest.index)
     np.testing.assert_array_equal(sp.part("test")[1], latest["quality"].to_numpy())
 
 
@@ -163,8 +183,9 @@ def test_preprocessing_ignores_the_test_rows(csv: Path, tmp_path: Path) -> None:
     frame.loc[newest[-1], "sensor0"] = 1e9
     frame.loc[newest[:2], "sensor1"] = np.nan
     base, changed = api(csv), api(write(frame, tmp_path / "extreme.csv"))
-    np.testing.assert_array_equal(base.split.features("train")[0],
-                                  changed.split.features("train")[0])
+    np.testing.assert_array_equal(
+        base.split.features("train")[0], changed.split.features("train")[0]
+    )
     np.testing.assert_array_equal(base.trace.acquired, changed.trace.acquired)
     assert changed.split.features("test")[0][-1, 0] > 1e6  # scaled with the training statistics
 
@@ -180,8 +201,9 @@ def test_all_nan_feature_and_tsv_and_ints(tmp_path: Path) -> None:
 
 def test_multiclass_labels_get_macro_f1(tmp_path: Path) -> None:
     frame = line_frame(n=200, seed=3)
-    frame["quality"] = np.where(frame["sensor0"] > 0.5, "high",
-                                np.where(frame["sensor0"] < -0.5, "low", "mid"))
+    frame["quality"] = np.where(
+        frame["sensor0"] > 0.5, "high", np.where(frame["sensor0"] < -0.5, "low", "mid")
+    )
     result = api(write(frame, tmp_path / "three.csv"), learner="logreg")
     assert "macro_f1" in result.scores[result.name] and "f1" not in result.scores[result.name]
 
@@ -200,8 +222,10 @@ def test_rare_failures_warn_that_accuracy_misleads(tmp_path: Path) -> None:
     fails = frame.index[frame["quality"] == "fail"]
     frame = frame.drop(fails[:36])  # 9 failures left: 3.4 %
     assert cli(write(frame, tmp_path / "rare.csv"), tmp_path / "rep", "--time", "when") == 0
-    assert "accuracy alone rewards a model that never flags a failure" in (
-        tmp_path / "rep" / "report.md").read_text()
+    assert (
+        "accuracy alone rewards a model that never flags a failure"
+        in (tmp_path / "rep" / "report.md").read_text()
+    )
 
 
 # ---------------------------------------------------------------------- input errors
@@ -215,8 +239,15 @@ def _bad_frames() -> dict[str, Any]:
     text = base.assign(**{f: "x" for f in FEATURES})
     badtime = base.assign(when=["soon"] * 120)
     three = base.assign(quality=np.arange(120) % 3)
-    return {"one_class": one_class, "late": late, "unlabelled": unlabelled, "text": text,
-            "badtime": badtime, "three": three, "base": base}
+    return {
+        "one_class": one_class,
+        "late": late,
+        "unlabelled": unlabelled,
+        "text": text,
+        "badtime": badtime,
+        "three": three,
+        "base": base,
+    }
 
 
 ERRORS = [
@@ -267,8 +298,12 @@ def bad_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.mark.parametrize(("file", "extra", "hint"), ERRORS, ids=[e[2][:30] for e in ERRORS])
 def test_input_errors_exit_2_with_a_hint_and_write_nothing(
-    bad_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], file: str,
-    extra: list[str], hint: str,
+    bad_dir: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    file: str,
+    extra: list[str],
+    hint: str,
 ) -> None:
     out = tmp_path / "rep"
     assert cli(bad_dir / file, out, *extra) == 2
@@ -277,9 +312,9 @@ def test_input_errors_exit_2_with_a_hint_and_write_nothing(
     assert "Traceback" not in err and not out.exists()
 
 
-def test_missing_pandas_says_what_to_install(csv: Path, tmp_path: Path,
-                                             monkeypatch: pytest.MonkeyPatch,
-                                             capsys: pytest.CaptureFixture[str]) -> None:
+def test_missing_pandas_says_what_to_install(
+    csv: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setitem(sys.modules, "pandas", None)
     assert cli(csv, tmp_path / "rep") == 2
     assert "pip install 'cbeal[pandas]'" in capsys.readouterr().err
@@ -305,8 +340,9 @@ def test_day_first_dates_are_ordered_by_date(tmp_path: Path) -> None:
     assert np.array_equal(_stream_order(result, frame), np.arange(result.split.n_train))
 
 
-def test_ambiguous_day_month_dates_are_refused(tmp_path: Path,
-                                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_ambiguous_day_month_dates_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     frame = _dated("%m/%d/%Y", n=60).drop(columns="order")
     frame["when"] = [f"0{1 + i % 9}/0{1 + (i // 9) % 9}/2024" for i in range(len(frame))]
     code = cli(write(frame, tmp_path / "amb.csv"), tmp_path / "o", "--time", "when")
@@ -316,8 +352,10 @@ def test_ambiguous_day_month_dates_are_refused(tmp_path: Path,
 
 def test_offsets_across_a_daylight_saving_change(tmp_path: Path) -> None:
     frame = _dated("%Y-%m-%dT10:00:00", start="2024-03-01")
-    frame["when"] = [w + ("+01:00" if o < 30 else "+02:00")
-                     for w, o in zip(frame["when"], frame["order"], strict=True)]
+    frame["when"] = [
+        w + ("+01:00" if o < 30 else "+02:00")
+        for w, o in zip(frame["when"], frame["order"], strict=True)
+    ]
     result = api(write(frame.drop(columns="order"), tmp_path / "tz.csv"))
     assert np.array_equal(_stream_order(result, frame), np.arange(result.split.n_train))
 
@@ -332,13 +370,17 @@ def test_semicolon_csv_and_bom_txt(tmp_path: Path) -> None:
         assert api(path).table.feature_names == tuple(FEATURES)
 
 
-@pytest.mark.parametrize(("change", "hint"), [
-    ("duplicate", "repeats the column name"),
-    ("continuous", "non-whole numbers"),
-    ("many", "distinct values"),
-])
-def test_more_label_and_header_errors(change: str, hint: str, tmp_path: Path,
-                                      capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    ("change", "hint"),
+    [
+        ("duplicate", "repeats the column name"),
+        ("continuous", "non-whole numbers"),
+        ("many", "distinct values"),
+    ],
+)
+def test_more_label_and_header_errors(
+    change: str, hint: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     frame = line_frame(n=120)
     if change == "duplicate":
         frame.columns = [*FEATURES[:-1], FEATURES[0], "quality", "when"]
@@ -366,7 +408,8 @@ def test_notes_for_ids_leaks_and_too_few_test_failures(tmp_path: Path) -> None:
 
 
 def test_rerun_removes_stale_outputs_and_out_must_be_a_folder(
-        csv: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    csv: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "rep"
     assert cli(csv, out, "--time", "when", "--compare", "none", "--format", "html") == 0
     assert cli(csv, out, "--time", "when", "--compare", "none", "--test-fraction", "0") == 0

@@ -36,8 +36,17 @@ __all__ = [
 FAILURE = "#d62728"  # the failure class, everywhere
 PASS = "#1f77b4"  # the passing class
 # tab10 without its red (and without pink, too close to it), black last
-SERIES = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#7f7f7f", "#bcbd22",
-          "#17becf", "#000000")
+SERIES = (
+    "#1f77b4",
+    "#ff7f0e",
+    "#2ca02c",
+    "#9467bd",
+    "#8c564b",
+    "#7f7f7f",
+    "#bcbd22",
+    "#17becf",
+    "#000000",
+)
 STREAM_AXIS = "stream position (sample number)"
 
 
@@ -68,26 +77,43 @@ def _stream_axis(ax: Any, x: np.ndarray, time: Any, label: str | None) -> None:
 def _class_colors(classes: list[Any], positive: Any) -> dict[Any, str]:
     """Failure red, the other class blue (more classes: series colours)."""
     others = [c for c in classes if c != positive]
-    colors = {c: (PASS if len(others) == 1 else SERIES[i % len(SERIES)])
-              for i, c in enumerate(others)}
+    colors = {
+        c: (PASS if len(others) == 1 else SERIES[i % len(SERIES)]) for i, c in enumerate(others)
+    }
     if positive in classes:
         colors[positive] = FAILURE
     return colors
 
 
-def plot_weights(trace: Trace, ax: Any = None, *, which: str = "after", title: str = "",
-                 time: Any = None, time_label: str | None = None) -> Any:
+def plot_weights(
+    trace: Trace,
+    ax: Any = None,
+    *,
+    which: str = "after",
+    title: str = "",
+    time: Any = None,
+    time_label: str | None = None,
+) -> Any:
     """Standardized agent weights over the stream (``which``: before, exp4p or after).
 
     Exploration agents (LD, SPF) are drawn solid, exploitation agents (RAL) dashed.
     """
     ax = _axes(ax)
-    w = {"before": trace.weights_before, "exp4p": trace.weights_exp4p,
-         "after": trace.weights_after}[which]
+    w = {
+        "before": trace.weights_before,
+        "exp4p": trace.weights_exp4p,
+        "after": trace.weights_after,
+    }[which]
     x = _x(len(trace), time)
     for j, name in enumerate(trace.agent_names):
-        ax.plot(x, w[:, j], lw=1.1, label=name, color=SERIES[j % len(SERIES)],
-                ls="-" if name.startswith(("LD", "SPF")) else "--")
+        ax.plot(
+            x,
+            w[:, j],
+            lw=1.1,
+            label=name,
+            color=SERIES[j % len(SERIES)],
+            ls="-" if name.startswith(("LD", "SPF")) else "--",
+        )
     k = len(trace.agent_names)
     ax.axhline(1.0 / k, color="grey", lw=0.6, ls=":")
     if w.size:  # headroom above the lines for the legend strip
@@ -100,8 +126,9 @@ def plot_weights(trace: Trace, ax: Any = None, *, which: str = "after", title: s
     return ax
 
 
-def plot_acquisitions(traces: Mapping[str, Trace], ax: Any = None, *, title: str = "",
-                      positive: Any = None) -> Any:
+def plot_acquisitions(
+    traces: Mapping[str, Trace], ax: Any = None, *, title: str = "", positive: Any = None
+) -> Any:
     """One row of ticks per method: when it asked for labels (red: the sample was a failure).
 
     The number of labels is part of each row's name, so nothing is drawn outside the axes.
@@ -124,9 +151,14 @@ def plot_acquisitions(traces: Mapping[str, Trace], ax: Any = None, *, title: str
     return ax
 
 
-def plot_cumulative_reward(traces: Mapping[str, Trace], ax: Any = None, *,
-                           title: str = "", time: Any = None,
-                           time_label: str | None = None) -> Any:
+def plot_cumulative_reward(
+    traces: Mapping[str, Trace],
+    ax: Any = None,
+    *,
+    title: str = "",
+    time: Any = None,
+    time_label: str | None = None,
+) -> Any:
     """Cumulative reward over the stream, one line per method (+1 per label that corrected
     the model, −0.5 per label it already had right)."""
     ax = _axes(ax)
@@ -141,8 +173,14 @@ def plot_cumulative_reward(traces: Mapping[str, Trace], ax: Any = None, *,
     return ax
 
 
-def plot_budget(trace: Trace, ax: Any = None, *, title: str = "", time: Any = None,
-                time_label: str | None = None) -> Any:
+def plot_budget(
+    trace: Trace,
+    ax: Any = None,
+    *,
+    title: str = "",
+    time: Any = None,
+    time_label: str | None = None,
+) -> Any:
     """Labels spent against the budget over the stream."""
     ax = _axes(ax)
     x = _x(len(trace), time)
@@ -175,18 +213,35 @@ def plot_decision_boundaries(
     ax.scatter(X[y == 0, 0], X[y == 0, 1], s=4, c="#c7c7c7", label="pass")
     ax.scatter(X[y == 1, 0], X[y == 1, 1], s=7, c=FAILURE, label="failure")
     if acquired is not None and acquired.size:
-        ax.scatter(X[acquired, 0], X[acquired, 1], s=16, facecolors="none", edgecolors="k",
-                   lw=0.7, label="labelled (asked for)")
+        ax.scatter(
+            X[acquired, 0],
+            X[acquired, 1],
+            s=16,
+            facecolors="none",
+            edgecolors="k",
+            lw=0.7,
+            label="labelled (asked for)",
+        )
     xs = np.linspace(X[:, 0].min(), X[:, 0].max(), 50)
     last = max((t for t, _, _ in boundaries), default=1) or 1
     for i, (t, w, b) in enumerate(boundaries):
         if abs(w[1]) > 1e-12:
-            ax.plot(xs, -(w[0] * xs + b) / w[1], color=PASS, alpha=0.15 + 0.85 * t / last,
-                    lw=1.0, label="model's boundary (darker = later)"
-                    if i == len(boundaries) - 1 else None)
+            ax.plot(
+                xs,
+                -(w[0] * xs + b) / w[1],
+                color=PASS,
+                alpha=0.15 + 0.85 * t / last,
+                lw=1.0,
+                label="model's boundary (darker = later)" if i == len(boundaries) - 1 else None,
+            )
     if truth is not None and abs(truth[0][1]) > 1e-12:
-        ax.plot(xs, -(truth[0][0] * xs + truth[1]) / truth[0][1], color=SERIES[1], lw=2,
-                label="boundary with all labels")
+        ax.plot(
+            xs,
+            -(truth[0][0] * xs + truth[1]) / truth[0][1],
+            color=SERIES[1],
+            lw=2,
+            label="boundary with all labels",
+        )
     ax.set_ylim(X[:, 1].min() - 0.5, X[:, 1].max() + 0.5)
     ax.set_xlabel("feature 1")
     ax.set_ylabel("feature 2")
@@ -194,8 +249,15 @@ def plot_decision_boundaries(
     return ax
 
 
-def plot_label_requests(trace: Trace, ax: Any = None, *, title: str = "", positive: Any = None,
-                        time: Any = None, time_label: str | None = None) -> Any:
+def plot_label_requests(
+    trace: Trace,
+    ax: Any = None,
+    *,
+    title: str = "",
+    positive: Any = None,
+    time: Any = None,
+    time_label: str | None = None,
+) -> Any:
     """When labels were asked: one tick per acquisition, one row per true class, the
     failure class (``positive``; default: the larger of two labels, none for more classes)
     on top, in red."""
@@ -218,8 +280,15 @@ def plot_label_requests(trace: Trace, ax: Any = None, *, title: str = "", positi
     return ax
 
 
-def plot_run(trace: Trace, *, name: str = "CbeAL", title: str = "", positive: Any = None,
-             time: Any = None, time_label: str | None = None) -> Any:
+def plot_run(
+    trace: Trace,
+    *,
+    name: str = "CbeAL",
+    title: str = "",
+    positive: Any = None,
+    time: Any = None,
+    time_label: str | None = None,
+) -> Any:
     """One figure of a run, panels sharing the stream (or time) axis: label requests,
     agent weights, label spend against the budget and cumulative reward.
 
@@ -232,8 +301,9 @@ def plot_run(trace: Trace, *, name: str = "CbeAL", title: str = "", positive: An
     axes = fig.subplots(4, 1, sharex=True, height_ratios=(1, 1.6, 1, 1))
     where = {"time": time, "time_label": time_label}
     plot_label_requests(trace, axes[0], positive=positive, **where)
-    plot_weights(trace, axes[1], title="Standardized agent weights (each agent's share of "
-                 "the vote)", **where)
+    plot_weights(
+        trace, axes[1], title="Standardized agent weights (each agent's share of the vote)", **where
+    )
     plot_budget(trace, axes[2], **where)
     plot_cumulative_reward({name: trace}, axes[3], **where)
     for ax in axes[:-1]:
@@ -243,8 +313,13 @@ def plot_run(trace: Trace, *, name: str = "CbeAL", title: str = "", positive: An
     return fig
 
 
-def plot_scores(scores: Mapping[str, Mapping[str, float]], ax: Any = None, *,
-                labels: Mapping[str, str] | None = None, title: str = "") -> Any:
+def plot_scores(
+    scores: Mapping[str, Mapping[str, float]],
+    ax: Any = None,
+    *,
+    labels: Mapping[str, str] | None = None,
+    title: str = "",
+) -> Any:
     """Grouped bars: one group per method, one bar per metric (values in [0, 1]).
 
     With ``ax=None`` the bars go on a new figure that is not registered with pyplot.
@@ -258,8 +333,13 @@ def plot_scores(scores: Mapping[str, Mapping[str, float]], ax: Any = None, *,
     x = np.arange(len(scores))
     for j, metric in enumerate(metrics):
         vals = [row.get(metric, np.nan) for row in scores.values()]
-        ax.bar(x + (j - (len(metrics) - 1) / 2) * width, vals, width,
-               label=(labels or {}).get(metric, metric), color=SERIES[j % len(SERIES)])
+        ax.bar(
+            x + (j - (len(metrics) - 1) / 2) * width,
+            vals,
+            width,
+            label=(labels or {}).get(metric, metric),
+            color=SERIES[j % len(SERIES)],
+        )
     ax.set_xticks(x, list(scores), rotation=20, ha="right")
     ax.set_ylim(0, 1.22)  # headroom for the legend above the bars
     ax.set_yticks(np.linspace(0, 1, 6))

@@ -25,12 +25,22 @@ def git_sha() -> str | None:
     if it is the one this package was imported from (``<top>/src/cbeal``).
     """
     try:
-        top = subprocess.run(["git", "rev-parse", "--show-toplevel"], capture_output=True,
-                             text=True, check=True, cwd=_PACKAGE).stdout.strip()
+        top = subprocess.run(
+            ["git", "rev-parse", "--show-toplevel"],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=_PACKAGE,
+        ).stdout.strip()
         if Path(top).resolve() / "src" / "cbeal" != _PACKAGE:
             return None
-        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                             text=True, check=True, cwd=_PACKAGE)
+        out = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=_PACKAGE,
+        )
     except (OSError, subprocess.CalledProcessError):
         return None
     return out.stdout.strip() or None

@@ -71,8 +71,7 @@ def simulate(
     chunk, start, end, version = _MIN_CHUNK, 0, 0, -1
     cache = np.empty((0, model.classes_.shape[0]))
     show = progress if progress is not None else (n >= 5000 and sys.stderr.isatty())
-    bar = tqdm(total=n, disable=not show, desc=desc or type(model).__name__,
-               unit="sample")
+    bar = tqdm(total=n, disable=not show, desc=desc or type(model).__name__, unit="sample")
     for i in range(n):
         current = model.learner_version
         if i >= end or current != version:

@@ -34,8 +34,14 @@ class _Asked:
 class Engine:
     """One stream of decisions: policy, budget, generator and pending acquisitions."""
 
-    def __init__(self, policy: Policy, budget: Any, rng: np.random.Generator,
-                 classes: np.ndarray, n_features: int) -> None:
+    def __init__(
+        self,
+        policy: Policy,
+        budget: Any,
+        rng: np.random.Generator,
+        classes: np.ndarray,
+        n_features: int,
+    ) -> None:
         self.policy = policy.start(np.zeros((0, n_features)), rng)
         self.budget = as_budget(budget)
         self.rng = rng

@@ -91,8 +91,12 @@ class CbealActiveClassifier(active.base.ActiveLearningClassifier):
 
         from cbeal.models import CbeAL
 
-        yield {"model": CbeAL.from_preset("CBEAL-2", estimator=LogisticRegression(),
-                                          budget=0.2, random_state=0), "initial": 5}
+        yield {
+            "model": CbeAL.from_preset(
+                "CBEAL-2", estimator=LogisticRegression(), budget=0.2, random_state=0
+            ),
+            "initial": 5,
+        }
 
     # river's Wrapper reads these from the wrapped model, which is no river model
     @property

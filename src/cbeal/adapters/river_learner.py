@@ -69,8 +69,11 @@ class RiverClassifier(Params):
     def fit(self, X: Any, y: Any) -> RiverClassifier:
         """Train a fresh copy of the river model on the rows of `X`, in order; returns self."""
         model = self.model
-        if not (hasattr(model, "learn_one") and hasattr(model, "predict_proba_one")
-                and hasattr(model, "clone")):
+        if not (
+            hasattr(model, "learn_one")
+            and hasattr(model, "predict_proba_one")
+            and hasattr(model, "clone")
+        ):
             raise ParameterError(
                 f"model must be a river classifier (learn_one, predict_proba_one), got "
                 f"{type(model).__name__}"

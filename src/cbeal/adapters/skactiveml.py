@@ -105,9 +105,16 @@ class CbealStreamStrategy(Params):
         return [{"agents": "CBEAL-2", "budget": 0.2, "random_state": 0}]
 
     # ------------------------------------------------------------------ protocol
-    def query(self, candidates: Any, clf: Any, X: Any = None, y: Any = None,
-              sample_weight: Any = None, fit_clf: bool = False,
-              return_utilities: bool = False) -> Any:
+    def query(
+        self,
+        candidates: Any,
+        clf: Any,
+        X: Any = None,
+        y: Any = None,
+        sample_weight: Any = None,
+        fit_clf: bool = False,
+        return_utilities: bool = False,
+    ) -> Any:
         """Indices of the candidates whose label to ask for (and, if asked, ``P(acquire)``).
 
         `clf` is any fitted classifier with ``predict_proba`` and ``classes_`` (with
@@ -136,8 +143,14 @@ class CbealStreamStrategy(Params):
             return idx, np.array([d.p_acquire for d in decisions])
         return idx
 
-    def update(self, candidates: Any, queried_indices: Any,
-               budget_manager_param_dict: Any = None, *, y: Any = None) -> CbealStreamStrategy:
+    def update(
+        self,
+        candidates: Any,
+        queried_indices: Any,
+        budget_manager_param_dict: Any = None,
+        *,
+        y: Any = None,
+    ) -> CbealStreamStrategy:
         """Commit the decisions ``query`` made on `candidates`; returns self.
 
         `queried_indices` are the candidates whose label you asked for (those ``query``
@@ -181,8 +194,9 @@ class CbealStreamStrategy(Params):
     def label(self, x: Any, y: Any) -> float:
         """Deliver the label of queried sample `x` (late, in any order); returns its reward."""
         self._check_started()
-        z = check_features(np.asarray(x, dtype=np.float64).reshape(1, -1),
-                           self.engine_.n_features, what="x")[0]
+        z = check_features(
+            np.asarray(x, dtype=np.float64).reshape(1, -1), self.engine_.n_features, what="x"
+        )[0]
         for t, rec in self.engine_.asked.items():  # oldest first: dicts keep insertion order
             if np.array_equal(rec.x, z):
                 return self._learn(t, y)

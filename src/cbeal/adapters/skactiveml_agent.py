@@ -149,8 +149,9 @@ class SkactivemlAgent(Agent):
 
     kind: ClassVar[str] = "hybrid"
 
-    def __init__(self, *, strategy: Any = "RS", budget_fraction: float = 0.1,
-                 random_state: int | None = None) -> None:
+    def __init__(
+        self, *, strategy: Any = "RS", budget_fraction: float = 0.1, random_state: int | None = None
+    ) -> None:
         self.strategy = strategy
         self.budget_fraction = budget_fraction
         self.random_state = random_state
@@ -166,16 +167,13 @@ class SkactivemlAgent(Agent):
                 f"unknown strategy {self.strategy!r}; choose one of {sorted(STRATEGIES)} or "
                 "pass a scikit-activeml stream strategy"
             )
-        if not named and not (hasattr(self.strategy, "query") and
-                              hasattr(self.strategy, "update")):
+        if not named and not (hasattr(self.strategy, "query") and hasattr(self.strategy, "update")):
             raise ParameterError(
                 f"strategy must be a name or a scikit-activeml stream strategy (with query "
                 f"and update), got {type(self.strategy).__name__}"
             )
         if named and not 0.0 < float(self.budget_fraction) <= 1.0:
-            raise ParameterError(
-                f"budget_fraction must be in (0, 1], got {self.budget_fraction}"
-            )
+            raise ParameterError(f"budget_fraction must be in (0, 1], got {self.budget_fraction}")
         rs = self.random_state
         if rs is not None and (isinstance(rs, bool) or not isinstance(rs, (int, np.integer))):
             raise ParameterError(f"random_state must be an int or None, got {rs!r}")
@@ -199,8 +197,7 @@ class SkactivemlAgent(Agent):
                 )
             return strategy
         name = STRATEGIES[self.strategy]
-        kwargs: dict[str, Any] = {"budget": float(self.budget_fraction),
-                                  "random_state": self.seed_}
+        kwargs: dict[str, Any] = {"budget": float(self.budget_fraction), "random_state": self.seed_}
         if name == "FixedUncertainty":
             kwargs["classes"] = np.arange(n_classes)
         return getattr(_stream_module(), name)(**kwargs)
@@ -216,8 +213,7 @@ class SkactivemlAgent(Agent):
         candidates = np.asarray(ctx.x, dtype=float).reshape(1, -1)
         if self.takes_clf_:
             clf = _proba_shim()(np.asarray(ctx.proba, dtype=float))
-            queried, utilities = self.strategy_.query(candidates, clf=clf,
-                                                      return_utilities=True)
+            queried, utilities = self.strategy_.query(candidates, clf=clf, return_utilities=True)
         else:
             queried, utilities = self.strategy_.query(candidates, return_utilities=True)
         queried = np.asarray(queried, dtype=np.intp)

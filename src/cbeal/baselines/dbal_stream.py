@@ -42,9 +42,16 @@ class DBALStreamAgent(Agent):
     def _unit_test_params(cls) -> list[dict[str, Any]]:
         return [{"budget_fraction": 0.2, "window_size": 50}]
 
-    def __init__(self, *, budget_fraction: float = 0.1, window_size: int = 100,
-                 step: float = 0.01, theta0: float = 1.0, form: str = "product",
-                 metric: str = "euclidean") -> None:
+    def __init__(
+        self,
+        *,
+        budget_fraction: float = 0.1,
+        window_size: int = 100,
+        step: float = 0.01,
+        theta0: float = 1.0,
+        form: str = "product",
+        metric: str = "euclidean",
+    ) -> None:
         self.budget_fraction = budget_fraction
         self.window_size = window_size
         self.step = step

@@ -110,8 +110,14 @@ class QBCPYPAgent(Agent):
     def _unit_test_params(cls) -> list[dict[str, Any]]:
         return [{"discount": 0.3}]
 
-    def __init__(self, *, discount: float = 0.5, strength: float = 1.0, kappa0: float = 0.01,
-                 extra_dof: float = 2.0) -> None:
+    def __init__(
+        self,
+        *,
+        discount: float = 0.5,
+        strength: float = 1.0,
+        kappa0: float = 0.01,
+        extra_dof: float = 2.0,
+    ) -> None:
         self.discount = discount
         self.strength = strength
         self.kappa0 = kappa0

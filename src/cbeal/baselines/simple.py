@@ -111,8 +111,9 @@ class VariableUncertaintyAgent(_BudgetPaced):
     def _unit_test_params(cls) -> list[dict[str, Any]]:
         return [{"budget_fraction": 0.2}]
 
-    def __init__(self, *, budget_fraction: float = 0.1, step: float = 0.01,
-                 theta0: float = 1.0) -> None:
+    def __init__(
+        self, *, budget_fraction: float = 0.1, step: float = 0.01, theta0: float = 1.0
+    ) -> None:
         self.budget_fraction = budget_fraction
         self.step = step
         self.theta0 = theta0
@@ -154,8 +155,14 @@ class SplitAgent(VariableUncertaintyAgent):
     def _unit_test_params(cls) -> list[dict[str, Any]]:
         return [{"budget_fraction": 0.2, "random_share": 0.5}]
 
-    def __init__(self, *, budget_fraction: float = 0.1, step: float = 0.01,
-                 theta0: float = 1.0, random_share: float = 0.2) -> None:
+    def __init__(
+        self,
+        *,
+        budget_fraction: float = 0.1,
+        step: float = 0.01,
+        theta0: float = 1.0,
+        random_share: float = 0.2,
+    ) -> None:
         super().__init__(budget_fraction=budget_fraction, step=step, theta0=theta0)
         self.random_share = random_share
 

@@ -44,8 +44,14 @@ from cbeal.core.budget import Budget
 from cbeal.core.params import Params
 from cbeal.core.policy import Policy
 
-__all__ = ["ConventionError", "check_agent", "check_component", "check_policy", "instances",
-           "yield_checks"]
+__all__ = [
+    "ConventionError",
+    "check_agent",
+    "check_component",
+    "check_policy",
+    "instances",
+    "yield_checks",
+]
 
 
 def _is_stream_model(obj: Any) -> bool:

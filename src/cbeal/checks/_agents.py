@@ -117,7 +117,7 @@ def check_policy_proposals(policy: Policy) -> None:
     assert named and all(isinstance(n, str) and isinstance(a, Agent) for n, a in named), (
         "named_agents must list (name, Agent) pairs"
     )
-    prop = started.propose(contexts(X[_N0:_N0 + 1])[0])
+    prop = started.propose(contexts(X[_N0 : _N0 + 1])[0])
     assert 0.0 <= prop.p_acquire <= 1.0, f"p_acquire {prop.p_acquire} is not in [0, 1]"
     assert prop.advice.shape == prop.weights.shape == (len(named),), "one value per agent"
     assert abs(float(prop.weights.sum()) - 1.0) < 1e-9, "standardized weights sum to 1"
@@ -143,10 +143,16 @@ def check_policy_pickle(policy: Policy) -> None:
 
 
 def _first_diff(a: list[Any], b: list[Any]) -> int:
-    return next((i for i, (u, v) in enumerate(zip(a, b, strict=False)) if u != v),
-                min(len(a), len(b)))
+    return next(
+        (i for i, (u, v) in enumerate(zip(a, b, strict=False)) if u != v), min(len(a), len(b))
+    )
 
 
-AGENT_CHECKS = [check_agent_kind, check_advice_is_probability, check_agent_seeded,
-                check_agent_refit_resets, check_agent_pickle]
+AGENT_CHECKS = [
+    check_agent_kind,
+    check_advice_is_probability,
+    check_agent_seeded,
+    check_agent_refit_resets,
+    check_agent_pickle,
+]
 POLICY_CHECKS = [check_policy_proposals, check_policy_seeded_and_reset, check_policy_pickle]

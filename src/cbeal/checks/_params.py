@@ -101,5 +101,13 @@ def check_examples(obj: Any) -> None:
     assert "Examples" in doc or ">>>" in doc, "add an Examples section with >>> lines"
 
 
-PARAMS_CHECKS = [check_keyword_only, check_stored_unchanged, check_deep_params, check_clone,
-                 check_set_params, check_repr, check_pickle_unfitted, check_examples]
+PARAMS_CHECKS = [
+    check_keyword_only,
+    check_stored_unchanged,
+    check_deep_params,
+    check_clone,
+    check_set_params,
+    check_repr,
+    check_pickle_unfitted,
+    check_examples,
+]

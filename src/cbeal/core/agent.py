@@ -48,9 +48,7 @@ class Agent(Params, ABC):
 
     kind: ClassVar[str] = "exploration"  # or "exploitation", or "hybrid" for baselines
 
-    def fit(
-        self, X0: Any, rng: np.random.Generator | None = None, y0: Any = None
-    ) -> Agent:
+    def fit(self, X0: Any, rng: np.random.Generator | None = None, y0: Any = None) -> Agent:
         """Reset the agent and initialise it with the inputs of ``D0`` (oldest first).
 
         `rng` is the stream model's generator; agents that draw random numbers use it, so

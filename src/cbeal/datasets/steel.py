@@ -45,8 +45,9 @@ _DESCRIPTION = description(
 def _raw() -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
     """Parse and verify the files once; return read-only ``(X, onehot, feature_names)``."""
     names = tuple(read_text("Faults27x7_var").split())
-    table = np.loadtxt(io.StringIO(read_text("Faults.NNA.gz")), dtype=np.float64,
-                       delimiter="\t", ndmin=2)
+    table = np.loadtxt(
+        io.StringIO(read_text("Faults.NNA.gz")), dtype=np.float64, delimiter="\t", ndmin=2
+    )
     onehot = table[:, _N_FEATURES:].astype(np.int64)
     if (
         table.shape != (_N_ROWS, _N_FEATURES + len(FAULTS))

@@ -83,8 +83,10 @@ def scores(y_true: Any, y_pred: Any, *, positive: Any = None) -> dict[str, float
     t, p = np.asarray(y_true), np.asarray(y_pred)
     if t.size == 0:
         return {}
-    out = {"accuracy": float(np.mean(t == p)),
-           "balanced_accuracy": float(np.mean([_prf(t, p, c)[1] for c in np.unique(t)]))}
+    out = {
+        "accuracy": float(np.mean(t == p)),
+        "balanced_accuracy": float(np.mean([_prf(t, p, c)[1] for c in np.unique(t)])),
+    }
     if positive is not None:
         precision, recall, f1 = _prf(t, p, positive)
         out.update(f1=f1, precision=precision, recall=recall)

@@ -39,8 +39,9 @@ def figure_toy(path: Path, seed: int = 0) -> None:
     X_all = np.vstack([data.X0, data.X_stream])
     y_all = np.concatenate([data.y0, data.y_stream])
     truth = LogisticRegression().fit(X_all, y_all)
-    fig, axes = plt.subplots(2, 4, figsize=(16, 8.2), sharex=True, sharey=True,
-                             layout="constrained")
+    fig, axes = plt.subplots(
+        2, 4, figsize=(16, 8.2), sharex=True, sharey=True, layout="constrained"
+    )
     for ax, name in zip(axes.flat, TOY_METHODS, strict=True):
         method = METHODS[name]
         assert method.build is not None
@@ -57,7 +58,10 @@ def figure_toy(path: Path, seed: int = 0) -> None:
                 bounds.append((start + 100, est.coef_[0], float(est.intercept_[0])))
         acc = float(np.mean(model.predict(data.X_test) == data.y_test))
         plot_decision_boundaries(
-            data.X_stream, data.y_stream, bounds, ax,
+            data.X_stream,
+            data.y_stream,
+            bounds,
+            ax,
             truth=(truth.coef_[0], float(truth.intercept_[0])),
             acquired=np.asarray(acquired, dtype=int),
             title=f"{name}: test accuracy {acc:.1%}, {len(acquired)} labels",
@@ -65,11 +69,14 @@ def figure_toy(path: Path, seed: int = 0) -> None:
     for ax in axes.flat:  # shared axes: label the outer ones only
         ax.label_outer()
     handles, labels = axes.flat[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncol=len(labels), fontsize=9,
-               markerscale=2)
-    fig.suptitle("Toy example: two features, 500 samples, 10 % failures, budget 48 labels, "
-                 "logistic regression. Blue lines: the model's boundary after every 100 "
-                 "samples (darker = later)")
+    fig.legend(
+        handles, labels, loc="outside lower center", ncol=len(labels), fontsize=9, markerscale=2
+    )
+    fig.suptitle(
+        "Toy example: two features, 500 samples, 10 % failures, budget 48 labels, "
+        "logistic regression. Blue lines: the model's boundary after every 100 "
+        "samples (darker = later)"
+    )
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
@@ -83,34 +90,70 @@ def figure_acquisitions(path: Path, path_no_ewma: Path, learner: str, seed: int 
     data = scenario("S02").data(seed, "v1")
     traces = {}
     accs = {}
-    for name in ("LD1", "RAL1", "LD2", "RAL2", "SPF1", "RAL3", "CBEAL-2", "CBEAL-4", "CBEAL-6",
-                 "CBEAL-6 (no EWMA)"):
+    for name in (
+        "LD1",
+        "RAL1",
+        "LD2",
+        "RAL2",
+        "SPF1",
+        "RAL3",
+        "CBEAL-2",
+        "CBEAL-4",
+        "CBEAL-6",
+        "CBEAL-6 (no EWMA)",
+    ):
         model, traces[name] = _run(name, data, learner, seed)
         accs[name] = float(np.mean(model.predict(data.X_test) == data.y_test))
     # one shared stream axis and constrained layout: panel (d) lines up with (a)-(c)
-    fig, axes = plt.subplots(4, 1, figsize=(11, 14), sharex=True, layout="constrained",
-                             gridspec_kw={"height_ratios": [1.3, 1.6, 1.0, 1.6]})
+    fig, axes = plt.subplots(
+        4,
+        1,
+        figsize=(11, 14),
+        sharex=True,
+        layout="constrained",
+        gridspec_kw={"height_ratios": [1.3, 1.6, 1.0, 1.6]},
+    )
     names = [f"{n} ({accs[n]:.1%})" for n in traces]
     labelled = dict(zip(names, traces.values(), strict=True))
-    plot_acquisitions({k: v for k, v in labelled.items() if k.startswith(("LD1", "RAL1",
-                      "CBEAL-2"))}, axes[0], title="(a) pair 1 and CBEAL-2")
-    plot_acquisitions({k: v for k, v in labelled.items() if k.startswith(("LD2", "RAL2",
-                      "SPF1", "RAL3"))}, axes[1], title="(b) pairs 2 and 3")
-    plot_acquisitions({k: v for k, v in labelled.items() if k.startswith(("CBEAL-4 ",
-                      "CBEAL-6 ("))}, axes[2], title="(c) CBEAL-4 and CBEAL-6")
-    plot_weights(traces["CBEAL-6"], axes[3], title="(d) standardized weights of CBEAL-6 "
-                 "(share of the vote; flipped around 1/6 by the EWMA chart early on)")
+    plot_acquisitions(
+        {k: v for k, v in labelled.items() if k.startswith(("LD1", "RAL1", "CBEAL-2"))},
+        axes[0],
+        title="(a) pair 1 and CBEAL-2",
+    )
+    plot_acquisitions(
+        {k: v for k, v in labelled.items() if k.startswith(("LD2", "RAL2", "SPF1", "RAL3"))},
+        axes[1],
+        title="(b) pairs 2 and 3",
+    )
+    plot_acquisitions(
+        {k: v for k, v in labelled.items() if k.startswith(("CBEAL-4 ", "CBEAL-6 ("))},
+        axes[2],
+        title="(c) CBEAL-4 and CBEAL-6",
+    )
+    plot_weights(
+        traces["CBEAL-6"],
+        axes[3],
+        title="(d) standardized weights of CBEAL-6 "
+        "(share of the vote; flipped around 1/6 by the EWMA chart early on)",
+    )
     for ax in axes[:-1]:
         ax.set_xlabel("")
-    axes[-1].set_xlabel("stream position (sample number); in (a)-(c) one tick per label, "
-                        "red: failure (positive), blue: pass")
-    fig.suptitle("Scenario S02 (n = 1000, ds = 0 %, sp = 30 %, pc = 10 %), replication "
-                 f"{seed}\nwhen each method asked for labels; test accuracy in brackets")
+    axes[-1].set_xlabel(
+        "stream position (sample number); in (a)-(c) one tick per label, "
+        "red: failure (positive), blue: pass"
+    )
+    fig.suptitle(
+        "Scenario S02 (n = 1000, ds = 0 %, sp = 30 %, pc = 10 %), replication "
+        f"{seed}\nwhen each method asked for labels; test accuracy in brackets"
+    )
     fig.savefig(path, dpi=110)
     plt.close(fig)
     fig, ax = plt.subplots(figsize=(11, 4))
-    plot_weights(traces["CBEAL-6 (no EWMA)"], ax,
-                 title="CBEAL-6 with plain Exp4.P (no EWMA flipping), scenario S02")
+    plot_weights(
+        traces["CBEAL-6 (no EWMA)"],
+        ax,
+        title="CBEAL-6 with plain Exp4.P (no EWMA flipping), scenario S02",
+    )
     fig.tight_layout()
     fig.savefig(path_no_ewma, dpi=110)
     plt.close(fig)
@@ -123,12 +166,15 @@ def figure_reward(path: Path, learner: str, seed: int = 0) -> None:
     from cbeal.plotting import plot_cumulative_reward
 
     data = scenario("S01").data(seed, "v1")
-    traces = {n: _run(n, data, learner, seed)[1]
-              for n in ("CBEAL-2", "CBEAL-4", "CBEAL-6", "RAL3")}
+    traces = {n: _run(n, data, learner, seed)[1] for n in ("CBEAL-2", "CBEAL-4", "CBEAL-6", "RAL3")}
     fig, ax = plt.subplots(figsize=(9, 4))
-    plot_cumulative_reward(traces, ax, title="Cumulative reward, scenario S01 "
-                           "(n = 500, ds = 0 %, sp = 30 %, pc = 10 %)\n+1 per label the "
-                           "model had wrong, −0.5 per label it already had right")
+    plot_cumulative_reward(
+        traces,
+        ax,
+        title="Cumulative reward, scenario S01 "
+        "(n = 500, ds = 0 %, sp = 30 %, pc = 10 %)\n+1 per label the "
+        "model had wrong, −0.5 per label it already had right",
+    )
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -140,8 +186,12 @@ def make_figures(out: Path, learner: str = "svm", seed: int = 0) -> list[Path]:
 
     matplotlib.use("Agg")
     out.mkdir(parents=True, exist_ok=True)
-    paths = [out / "fig3_toy.png", out / "fig4_acquisitions_weights.png",
-             out / "figA1_weights_no_ewma.png", out / "fig7_cumulative_reward.png"]
+    paths = [
+        out / "fig3_toy.png",
+        out / "fig4_acquisitions_weights.png",
+        out / "figA1_weights_no_ewma.png",
+        out / "fig7_cumulative_reward.png",
+    ]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)
         figure_toy(paths[0], seed)

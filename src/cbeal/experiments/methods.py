@@ -20,8 +20,14 @@ __all__ = ["METHODS", "Method", "baseline_learner", "method_names"]
 
 def _single(name: str, epsilon: float) -> Builder:
     def build(est: Any, budget: int, n_stream: int, seed: int) -> StreamLearner:
-        return SingleAgentLearner(agent=single_agent(name), name=name, epsilon=epsilon,
-                                  estimator=est, budget=budget, random_state=seed)
+        return SingleAgentLearner(
+            agent=single_agent(name),
+            name=name,
+            epsilon=epsilon,
+            estimator=est,
+            budget=budget,
+            random_state=seed,
+        )
 
     return build
 
@@ -31,16 +37,28 @@ def _cbeal(preset: str, *, ewma: bool = True, paced: bool = False) -> Builder:
         solver = None if ewma else Exp4P(ewma=False)
         # paced: the same B labels, spent at most at the rate B / n over the stream
         spend = LabelRate(rate=budget / n_stream, total=budget) if paced else budget
-        return CbeAL(agents=preset_agents(preset), solver=solver, epsilon=0.01, estimator=est,
-                     budget=spend, random_state=seed)
+        return CbeAL(
+            agents=preset_agents(preset),
+            solver=solver,
+            epsilon=0.01,
+            estimator=est,
+            budget=spend,
+            random_state=seed,
+        )
 
     return build
 
 
 def baseline_learner(name: str, est: Any, budget: int, n_stream: int, seed: int) -> StreamLearner:
     """Baseline `name` as a stream model: its agent alone, ε = 0, budget fraction B / n."""
-    return SingleAgentLearner(agent=baseline_agent(name, budget / n_stream), name=name,
-                              epsilon=0.0, estimator=est, budget=budget, random_state=seed)
+    return SingleAgentLearner(
+        agent=baseline_agent(name, budget / n_stream),
+        name=name,
+        epsilon=0.0,
+        estimator=est,
+        budget=budget,
+        random_state=seed,
+    )
 
 
 def _baseline(name: str) -> Builder:
@@ -53,14 +71,24 @@ def _baseline(name: str) -> Builder:
 def _methods() -> dict[str, Method]:
     rows = [
         *(Method(a, "explore", _single(a, 0.0), full=True) for a in ("LD1", "LD2", "LD3", "SPF1")),
-        *(Method(a, "exploit", _single(a, 0.01), full=True)
-          for a in ("RAL1", "RAL2", "RAL3", "RAL4")),
-        *(Method(p, "cbeal", _cbeal(p)) for p in
-          ("CBEAL-2", "CBEAL-4", "CBEAL-4*", "CBEAL-6", "CBEAL-8")),
+        *(
+            Method(a, "exploit", _single(a, 0.01), full=True)
+            for a in ("RAL1", "RAL2", "RAL3", "RAL4")
+        ),
+        *(
+            Method(p, "cbeal", _cbeal(p))
+            for p in ("CBEAL-2", "CBEAL-4", "CBEAL-4*", "CBEAL-6", "CBEAL-8")
+        ),
         Method("CBEAL-6 (no EWMA)", "cbeal", _cbeal("CBEAL-6", ewma=False)),
         Method("CBEAL-6 (paced)", "pacing", _cbeal("CBEAL-6", paced=True)),
-        *(Method(b, "benchmark" if b in ("RS", "US", "DBALStream", "QBC-PYP") else "extra",
-                 _baseline(b)) for b in BASELINES),
+        *(
+            Method(
+                b,
+                "benchmark" if b in ("RS", "US", "DBALStream", "QBC-PYP") else "extra",
+                _baseline(b),
+            )
+            for b in BASELINES
+        ),
         *(Method(r, "reference", None) for r in REFERENCES),
     ]
     if importlib.util.find_spec("skactiveml") is not None:

@@ -25,13 +25,25 @@ __all__ = ["PACING_METHODS", "pacing_study"]
 PACING_METHODS = ("CBEAL-6", "CBEAL-6 (paced)")
 
 
-def pacing_study(out: Path, *, replications: int = 10, learner: str = "svm",
-                 generator: str = "v1", n_jobs: int = -1, progress: bool = True) -> Path:
+def pacing_study(
+    out: Path,
+    *,
+    replications: int = 10,
+    learner: str = "svm",
+    generator: str = "v1",
+    n_jobs: int = -1,
+    progress: bool = True,
+) -> Path:
     """Run the comparison into `out` (resumable) and write ``pacing.md`` and its figure."""
     import pandas as pd
 
-    cfg = RunConfig(scenarios=tuple(s.id for s in SCENARIOS), replications=replications,
-                    methods=PACING_METHODS, generator=generator, learner=learner)
+    cfg = RunConfig(
+        scenarios=tuple(s.id for s in SCENARIOS),
+        replications=replications,
+        methods=PACING_METHODS,
+        generator=generator,
+        learner=learner,
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)
         csv = run_grid(cfg, out, n_jobs=n_jobs, progress=progress)
@@ -44,9 +56,11 @@ def pacing_study(out: Path, *, replications: int = 10, learner: str = "svm",
 
 
 def _paired(runs: Any) -> Any:
-    wide = runs.pivot_table(index=["scenario", "replication"], columns="method",
-                            values=["accuracy", "spent_first_half", "last_acquisition",
-                                    "n_acquired", "budget", "n"])
+    wide = runs.pivot_table(
+        index=["scenario", "replication"],
+        columns="method",
+        values=["accuracy", "spent_first_half", "last_acquisition", "n_acquired", "budget", "n"],
+    )
     return wide
 
 
@@ -121,10 +135,15 @@ def _figure(runs: Any, path: Path, generator: str, learner: str) -> None:
             assert build is not None
             model = build(make_learner(learner), data.budget, n_stream, seed)
             trace = simulate(model.fit(data.X0, data.y0), data.X_stream, data.y_stream)
-            ax.plot(np.arange(1, n_stream + 1), np.cumsum(trace.acquired), color=colours[name],
-                    label=labels[name])
-        ax.plot([0, n_stream], [0, data.budget], color="#999999", ls=":", lw=1,
-                label="even spending")
+            ax.plot(
+                np.arange(1, n_stream + 1),
+                np.cumsum(trace.acquired),
+                color=colours[name],
+                label=labels[name],
+            )
+        ax.plot(
+            [0, n_stream], [0, data.budget], color="#999999", ls=":", lw=1, label="even spending"
+        )
         ax.set_title(f"{sid}: n = {s.n}, {s.pc:.0%} positives, budget {data.budget}")
         ax.set_xlabel("samples seen in the stream")
         ax.grid(alpha=0.3)

@@ -46,14 +46,21 @@ def reproduce(
     prof = PROFILES[profile]
     timings: dict[str, Any] = {}
     for gen in generators or prof.generators:
-        cfg = RunConfig(scenarios=prof.scenarios, replications=prof.replications,
-                        methods=tuple(m for m, spec in METHODS.items() if spec.family != "pacing"),
-                        generator=gen, learner=learner)
+        cfg = RunConfig(
+            scenarios=prof.scenarios,
+            replications=prof.replications,
+            methods=tuple(m for m, spec in METHODS.items() if spec.family != "pacing"),
+            generator=gen,
+            learner=learner,
+        )
         start = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", FutureWarning)
-            results = run_grid(cfg, out, n_jobs=n_jobs, backend=backend, cluster=cluster,
-                               progress=progress)
-        timings[gen] = {"seconds": time.perf_counter() - start,
-                        "tables": write_tables(results, out / f"tables_{gen}_{learner}")}
+            results = run_grid(
+                cfg, out, n_jobs=n_jobs, backend=backend, cluster=cluster, progress=progress
+            )
+        timings[gen] = {
+            "seconds": time.perf_counter() - start,
+            "tables": write_tables(results, out / f"tables_{gen}_{learner}"),
+        }
     return timings

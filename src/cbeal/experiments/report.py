@@ -40,13 +40,15 @@ def _diff_table(cmp: pd.DataFrame, metric: str) -> pd.DataFrame:
     scale = 100.0 if metric == "accuracy" else 1.0
     out = cmp.copy()
     out["cell"] = [f"ds={r.ds:.0%} pc={r.pc:.0%} sp={r.sp:.0%} n={r.n}" for r in out.itertuples()]
-    frame = pd.DataFrame({
-        "scenario": out["cell"],
-        "method": out["method"],
-        "paper": out["mean_paper"] * scale,
-        "ours": out["mean_ours"] * scale,
-        "ours − paper": out["diff"] * scale,
-    })
+    frame = pd.DataFrame(
+        {
+            "scenario": out["cell"],
+            "method": out["method"],
+            "paper": out["mean_paper"] * scale,
+            "ours": out["mean_ours"] * scale,
+            "ours − paper": out["diff"] * scale,
+        }
+    )
     return frame
 
 
@@ -72,23 +74,32 @@ def write_tables(results: Path, out: Path) -> dict[str, Any]:
     ]
     acc = summary[summary["metric"] == "accuracy"]
     averages = {
-        m: float(acc[acc["method"] == m]["mean"].mean())
-        for m in sorted(acc["method"].unique())
+        m: float(acc[acc["method"] == m]["mean"].mean()) for m in sorted(acc["method"].unique())
     }
     cells = acc[["ds", "pc", "sp", "n"]].drop_duplicates()
     same_cells = paper.merge(cells, on=["ds", "pc", "sp", "n"])  # average like with like
     paper_avg = (
         same_cells[same_cells["table"].isin(["agents", "benchmarks"])]
-        .groupby("method")["mean"].mean()
+        .groupby("method")["mean"]
+        .mean()
     )
-    lines += [f"## Averages of test accuracy over the {len(cells)} scenarios run", "",
-              "| method | ours | paper |", "|---|---:|---:|"]
+    lines += [
+        f"## Averages of test accuracy over the {len(cells)} scenarios run",
+        "",
+        "| method | ours | paper |",
+        "|---|---:|---:|",
+    ]
     for m, v in sorted(averages.items(), key=lambda kv: -kv[1]):
         p = paper_avg.get(m)
         lines.append(f"| {m} | {100 * v:.1f}% | {'' if p is None else f'{100 * p:.1f}%'} |")
     win = wins(summary)
-    lines += ["", "## The paper's claims counted on our runs", "",
-              "| claim | scenarios |", "|---|---:|"]
+    lines += [
+        "",
+        "## The paper's claims counted on our runs",
+        "",
+        "| claim | scenarios |",
+        "|---|---:|",
+    ]
     lines += [f"| {k} | {a}/{b} |" for k, (a, b) in win.items()]
     for table, title in TITLES.items():
         layout = paper_layout(summary, table)
@@ -101,11 +112,18 @@ def write_tables(results: Path, out: Path) -> dict[str, Any]:
             diff = _diff_table(cmp, metric).dropna(subset=["ours"])
             if len(diff):
                 unit = "percentage points" if metric == "accuracy" else "units"
-                lines += ["", f"Ours − paper ({unit}): mean {diff['ours − paper'].mean():+.1f}, "
-                          f"mean absolute {np.abs(diff['ours − paper']).mean():.1f} over "
-                          f"{len(diff)} cells.", "",
-                          "<details><summary>Cell by cell: paper, ours, difference</summary>",
-                          "", to_markdown(diff, floatfmt=".1f"), "", "</details>"]
+                lines += [
+                    "",
+                    f"Ours − paper ({unit}): mean {diff['ours − paper'].mean():+.1f}, "
+                    f"mean absolute {np.abs(diff['ours − paper']).mean():.1f} over "
+                    f"{len(diff)} cells.",
+                    "",
+                    "<details><summary>Cell by cell: paper, ours, difference</summary>",
+                    "",
+                    to_markdown(diff, floatfmt=".1f"),
+                    "",
+                    "</details>",
+                ]
     text = "\n".join(lines) + "\n"
     (out / "tables.md").write_text(text)
     payload = {"wins": {k: list(v) for k, v in win.items()}, "averages": averages}

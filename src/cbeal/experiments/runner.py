@@ -48,8 +48,7 @@ def _reference(name: str, learner: str, data: Any, seed: int) -> dict[str, Any]:
         X, y = data.X0, data.y0
     else:
         X, y = np.vstack([data.X0, data.X_stream]), np.concatenate([data.y0, data.y_stream])
-    return {"accuracy": reference_accuracy(learner, X, y, data, seed),
-            "n_acquired": int(y.size)}
+    return {"accuracy": reference_accuracy(learner, X, y, data, seed), "n_acquired": int(y.size)}
 
 
 def _stream(name: str, learner: str, data: Any, seed: int) -> dict[str, Any]:
@@ -63,7 +62,8 @@ def _stream(name: str, learner: str, data: Any, seed: int) -> dict[str, Any]:
     row: dict[str, Any] = {
         "accuracy": accuracy(data.y_test, model.predict(data.X_test)),
         "n_acquired": trace.n_acquired,
-        "share_positive": float(np.mean(data.y_stream[acquired] == 1)) if acquired.any()
+        "share_positive": float(np.mean(data.y_stream[acquired] == 1))
+        if acquired.any()
         else float("nan"),
         "cumulative_reward": float(trace.reward.sum()),
         "n_useful": int((trace.reward > 0).sum()),
@@ -81,7 +81,8 @@ def _stream(name: str, learner: str, data: Any, seed: int) -> dict[str, Any]:
         X_full = np.vstack([X_pool, data.X_stream[extra]])
         y_full = np.concatenate([y_pool, data.y_stream[extra]])
         row["accuracy_full"] = (
-            reference_accuracy(learner, X_full, y_full, data, seed) if extra.size
+            reference_accuracy(learner, X_full, y_full, data, seed)
+            if extra.size
             else row["accuracy"]
         )
     return row
@@ -112,9 +113,19 @@ def run_task(
         else:
             row = _stream(name, learner, data, seed)
         row.update(
-            method=name, scenario=scenario.id, replication=replication, generator=generator,
-            learner=learner, seed=seed, budget=data.budget, seconds=time.perf_counter() - start,
-            n=scenario.n, pc=scenario.pc, ds=scenario.ds, sp=scenario.sp, **provenance(),
+            method=name,
+            scenario=scenario.id,
+            replication=replication,
+            generator=generator,
+            learner=learner,
+            seed=seed,
+            budget=data.budget,
+            seconds=time.perf_counter() - start,
+            n=scenario.n,
+            pc=scenario.pc,
+            ds=scenario.ds,
+            sp=scenario.sp,
+            **provenance(),
         )
         task.add(row)
     return task.all()
@@ -141,15 +152,26 @@ def run_grid(
     """
     names = method_names(list(cfg.methods))
     by_id = {s.id: s for s in SCENARIOS}
-    tasks = [(by_id[s], r, names, cfg.generator, cfg.learner, _task_path(out, cfg, s, r))
-             for s in cfg.scenarios for r in range(cfg.replications)]
-    run_tasks(_task, tasks, n_jobs=n_jobs, backend=backend, cluster=cluster, progress=progress,
-              desc=f"{cfg.generator}/{cfg.learner}")
+    tasks = [
+        (by_id[s], r, names, cfg.generator, cfg.learner, _task_path(out, cfg, s, r))
+        for s in cfg.scenarios
+        for r in range(cfg.replications)
+    ]
+    run_tasks(
+        _task,
+        tasks,
+        n_jobs=n_jobs,
+        backend=backend,
+        cluster=cluster,
+        progress=progress,
+        desc=f"{cfg.generator}/{cfg.learner}",
+    )
     return collect(out, cfg)
 
 
-def _task(scenario: Scenario, rep: int, names: list[str], generator: str, learner: str,
-          path: Path) -> None:
+def _task(
+    scenario: Scenario, rep: int, names: list[str], generator: str, learner: str, path: Path
+) -> None:
     run_task(scenario, rep, names, generator=generator, learner=learner, path=path)
 
 

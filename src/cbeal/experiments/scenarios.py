@@ -65,7 +65,12 @@ class Scenario:
         """
         sep = GENERATORS[generator].class_sep if class_sep is None else class_sep
         return make_stream(
-            n=self.n, pc=self.pc, ds=self.ds, sp=self.sp, p=self.p, class_sep=sep,
+            n=self.n,
+            pc=self.pc,
+            ds=self.ds,
+            sp=self.sp,
+            p=self.p,
+            class_sep=sep,
             random_state=np.random.SeedSequence(self.seed(replication, generator)),
         )
 

@@ -27,8 +27,9 @@ def _crosscheck(name: str, strategy: str) -> Builder:
     def build(est: Any, budget: int, n_stream: int, seed: int) -> StreamLearner:
         _stream_module()  # fail early, with the install hint
         agent = SkactivemlAgent(strategy=strategy, budget_fraction=budget / n_stream)
-        return SingleAgentLearner(agent=agent, name=name, epsilon=0.0, estimator=est,
-                                  budget=budget, random_state=seed)
+        return SingleAgentLearner(
+            agent=agent, name=name, epsilon=0.0, estimator=est, budget=budget, random_state=seed
+        )
 
     return build
 
@@ -45,6 +46,8 @@ def skactiveml_methods() -> dict[str, Method]:
     ['DBALStream (skactiveml)', 'RS (skactiveml)', 'US (skactiveml)',
      'VariableUncertainty (skactiveml)']
     """
-    methods = [Method(f"{s} (skactiveml)", "crosscheck", _crosscheck(f"{s} (skactiveml)", s))
-               for s in ("RS", "US", "VariableUncertainty", "DBALStream")]
+    methods = [
+        Method(f"{s} (skactiveml)", "crosscheck", _crosscheck(f"{s} (skactiveml)", s))
+        for s in ("RS", "US", "VariableUncertainty", "DBALStream")
+    ]
     return {m.name: m for m in methods}

@@ -26,20 +26,56 @@ KEYS = ["ds", "pc", "sp", "n"]
 
 # table -> (metric, rows in the paper's order)
 TABLE_METHODS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "agents": ("accuracy", ("Opt. Explor.", "Opt. Explor. (Full)", "Opt. Exploit.",
-                            "Opt. Exploit. (Full)", "CBEAL-2", "CBEAL-4", "CBEAL-6")),
-    "benchmarks": ("accuracy", ("Initial", "RS", "US", "DBALStream", "QBC-PYP", "CBEAL-6",
-                                "All Training Data")),
+    "agents": (
+        "accuracy",
+        (
+            "Opt. Explor.",
+            "Opt. Explor. (Full)",
+            "Opt. Exploit.",
+            "Opt. Exploit. (Full)",
+            "CBEAL-2",
+            "CBEAL-4",
+            "CBEAL-6",
+        ),
+    ),
+    "benchmarks": (
+        "accuracy",
+        ("Initial", "RS", "US", "DBALStream", "QBC-PYP", "CBEAL-6", "All Training Data"),
+    ),
     "variants": ("accuracy", ("CBEAL-2", "CBEAL-4", "CBEAL-6", "CBEAL-4*", "CBEAL-8")),
     "acquired": ("n_acquired", ("Opt. Explor.", "Opt. Exploit.", "CBEAL-2", "CBEAL-6")),
     "reward": ("cumulative_reward", ("CBEAL-2", "CBEAL-4", "CBEAL-6", "Opt. Exploit.")),
-    "positives": ("share_positive", ("Opt. Explor.", "Opt. Exploit.", "CBEAL-2", "CBEAL-4",
-                                     "CBEAL-6", "RS", "US", "DBALStream", "QBC-PYP")),
-    "extras": ("accuracy", ("CBEAL-6", "CBEAL-6 (no EWMA)", "VariableUncertainty", "Split",
-                            "US", "RS")),
-    "crosscheck": ("accuracy", ("RS", "RS (skactiveml)", "US", "US (skactiveml)",
-                                "VariableUncertainty", "VariableUncertainty (skactiveml)",
-                                "DBALStream", "DBALStream (skactiveml)")),
+    "positives": (
+        "share_positive",
+        (
+            "Opt. Explor.",
+            "Opt. Exploit.",
+            "CBEAL-2",
+            "CBEAL-4",
+            "CBEAL-6",
+            "RS",
+            "US",
+            "DBALStream",
+            "QBC-PYP",
+        ),
+    ),
+    "extras": (
+        "accuracy",
+        ("CBEAL-6", "CBEAL-6 (no EWMA)", "VariableUncertainty", "Split", "US", "RS"),
+    ),
+    "crosscheck": (
+        "accuracy",
+        (
+            "RS",
+            "RS (skactiveml)",
+            "US",
+            "US (skactiveml)",
+            "VariableUncertainty",
+            "VariableUncertainty (skactiveml)",
+            "DBALStream",
+            "DBALStream (skactiveml)",
+        ),
+    ),
 }
 
 
@@ -76,10 +112,17 @@ def summarize(runs: pd.DataFrame) -> pd.DataFrame:
         full["method"] = f"{label} (Full)"
         full["accuracy"] = full["accuracy_full"]
         runs = pd.concat([runs, base, full], ignore_index=True)
-    metrics = [m for m in ("accuracy", "n_acquired", "cumulative_reward", "share_positive",
-                           "seconds") if m in runs]
-    long = runs.melt(id_vars=["scenario", *KEYS, "method"], value_vars=metrics,
-                     var_name="metric", value_name="value")
+    metrics = [
+        m
+        for m in ("accuracy", "n_acquired", "cumulative_reward", "share_positive", "seconds")
+        if m in runs
+    ]
+    long = runs.melt(
+        id_vars=["scenario", *KEYS, "method"],
+        value_vars=metrics,
+        var_name="metric",
+        value_name="value",
+    )
     out = long.groupby(["scenario", *KEYS, "method", "metric"])["value"].apply(_stats)
     frame = out.unstack().reset_index()
     frame.attrs["best_agents"] = best
@@ -103,14 +146,18 @@ def paper_layout(summary: pd.DataFrame, table: str) -> pd.DataFrame:
         for pc in (0.10, 0.05):
             for m in methods:
                 cells = sub[(sub["ds"] == ds) & (sub["pc"] == pc) & (sub["method"] == m)]
-                row: dict[str, Any] = {"Disturbance": f"{ds:.0%}", "Positives": f"{pc:.0%}",
-                                       "Method": m}
+                row: dict[str, Any] = {
+                    "Disturbance": f"{ds:.0%}",
+                    "Positives": f"{pc:.0%}",
+                    "Method": m,
+                }
                 for sp in (0.30, 0.70):
                     for n in (500, 1000, 1500):
                         c = cells[(cells["sp"] == sp) & (cells["n"] == n)]
                         row[f"sp={sp:.0%} n={n}"] = (
                             _fmt(metric, float(c["mean"].iloc[0]), float(c["se"].iloc[0]))
-                            if len(c) else "–"
+                            if len(c)
+                            else "–"
                         )
                 rows.append(row)
     return pd.DataFrame(rows)
@@ -140,11 +187,15 @@ def wins(summary: pd.DataFrame) -> dict[str, tuple[int, int]]:
         best_single = acc[["Opt. Explor.", "Opt. Exploit."]].max(axis=1)
         count("CBEAL-6 ≥ best single agent (Opt. Explor./Exploit.)", acc["CBEAL-6"] >= best_single)
         singles = [c for c in (*EXPLORE, *EXPLOIT) if c in acc]
-        count("CBEAL-6 ≥ every single agent of its scenario",
-              acc["CBEAL-6"] >= acc[singles].max(axis=1))
+        count(
+            "CBEAL-6 ≥ every single agent of its scenario",
+            acc["CBEAL-6"] >= acc[singles].max(axis=1),
+        )
     if {"CBEAL-2", "Opt. Explor.", "Opt. Exploit."} <= set(acc):
-        count("CBEAL-2 > both Opt. Explor. and Opt. Exploit.",
-              acc["CBEAL-2"] > acc[["Opt. Explor.", "Opt. Exploit."]].max(axis=1))
+        count(
+            "CBEAL-2 > both Opt. Explor. and Opt. Exploit.",
+            acc["CBEAL-2"] > acc[["Opt. Explor.", "Opt. Exploit."]].max(axis=1),
+        )
     for b in ("RS", "US", "DBALStream", "QBC-PYP", "VariableUncertainty", "Split"):
         if {"CBEAL-6", b} <= set(acc):
             count(f"CBEAL-6 > {b}", acc["CBEAL-6"] > acc[b])

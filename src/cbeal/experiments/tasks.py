@@ -136,8 +136,9 @@ def _connect(backend: str, cluster: str | None, workers: int) -> Callable[[], No
             get_client()
             return lambda: None
         except ValueError:  # no client yet: a local cluster for this call
-            client = Client(processes=True, n_workers=workers, threads_per_worker=1,
-                            dashboard_address=None)
+            client = Client(
+                processes=True, n_workers=workers, threads_per_worker=1, dashboard_address=None
+            )
             return lambda: _close(client)
     return lambda: None
 

@@ -118,4 +118,3 @@ class LearnerAdapter:
     def predict(self, X: np.ndarray) -> np.ndarray:
         """Class labels (the most probable of ``classes``)."""
         return np.asarray(self.classes[np.argmax(self.predict_proba(X), axis=1)])
-

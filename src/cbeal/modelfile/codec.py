@@ -52,8 +52,10 @@ def cbeal_classes() -> dict[str, type]:
         if module is None or not name.startswith(_OWN_MODULES):
             continue
         for obj in vars(module).values():
-            if isinstance(obj, type) and obj.__module__ == name and not issubclass(
-                obj, BaseException
+            if (
+                isinstance(obj, type)
+                and obj.__module__ == name
+                and not issubclass(obj, BaseException)
             ):
                 out[f"{name}.{obj.__qualname__}"] = obj
     return out
@@ -154,8 +156,7 @@ class Encoder:
             data = skops.io.dumps(value)
         except Exception as exc:
             raise ModelFileError(
-                f"cannot save an object of type {_qualname(type(value))} in a model file: "
-                f"{exc}"
+                f"cannot save an object of type {_qualname(type(value))} in a model file: {exc}"
             ) from exc
         key = f"b{len(self.blobs)}"
         self.blobs[key] = data

@@ -78,8 +78,14 @@ class CbeAL(StreamLearner):
     def _unit_test_params(cls) -> list[dict[str, Any]]:
         from cbeal.learners.registry import make_learner
 
-        return [{"agents": preset_agents("CBEAL-4"), "estimator": make_learner("logreg"),
-                 "budget": 9, "random_state": 3}]
+        return [
+            {
+                "agents": preset_agents("CBEAL-4"),
+                "estimator": make_learner("logreg"),
+                "budget": 9,
+                "random_state": 3,
+            }
+        ]
 
     def __init__(
         self,
@@ -111,8 +117,9 @@ class CbeAL(StreamLearner):
         self.random_state = random_state
 
     @classmethod
-    def from_preset(cls, name: str | None = None, *, budget_fraction: float | None = None,
-                    **params: Any) -> CbeAL:
+    def from_preset(
+        cls, name: str | None = None, *, budget_fraction: float | None = None, **params: Any
+    ) -> CbeAL:
         """A CbeAL with the agents of preset `name`.
 
         The paper's presets are CBEAL-2, -4, -4*, -6 and -8 (its Tables 1 and A). Without a

@@ -102,8 +102,11 @@ class Inputs:
             return check_sample(x, self.n_features)
         arr_shape = shape_of(x)
         if len(arr_shape) == 1:
-            x = self._table([list(np.asarray(x, dtype=object))]) if self.names is not None \
+            x = (
+                self._table([list(np.asarray(x, dtype=object))])
+                if self.names is not None
                 else np.asarray(x)[None, :]
+            )
         elif len(arr_shape) != 2 or arr_shape[0] != 1:
             raise InvalidInputError(
                 f"x must be one sample, a vector of {self.n_features} features; got shape "

@@ -36,8 +36,14 @@ class SingleAgentLearner(StreamLearner):
         from cbeal.core import SpaceFillingAgent
         from cbeal.learners.registry import make_learner
 
-        return [{"agent": SpaceFillingAgent(), "estimator": make_learner("logreg"), "budget": 9,
-                 "random_state": 3}]
+        return [
+            {
+                "agent": SpaceFillingAgent(),
+                "estimator": make_learner("logreg"),
+                "budget": 9,
+                "random_state": 3,
+            }
+        ]
 
     def __init__(
         self,

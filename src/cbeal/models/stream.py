@@ -135,8 +135,9 @@ class StreamLearner(Params):
             self.t_ = 0
             self.n_labels_ = 0
             self.policy_ = policy
-            self.model_token_ = (uuid.uuid4().hex[:12] if self.id_prefix is None
-                                 else str(self.id_prefix))
+            self.model_token_ = (
+                uuid.uuid4().hex[:12] if self.id_prefix is None else str(self.id_prefix)
+            )
             self.last_step_: ChartStep | None = None
             self._names = tuple(n for n, _ in policy.named_agents)
             self._kinds = tuple(a.kind for _, a in policy.named_agents)
@@ -163,8 +164,9 @@ class StreamLearner(Params):
 
     def _check_params(self) -> None:
         every = self.refit_every
-        if every is not None and (isinstance(every, bool) or not isinstance(every, int)
-                                  or every < 1):
+        if every is not None and (
+            isinstance(every, bool) or not isinstance(every, int) or every < 1
+        ):
             raise ParameterError(
                 f"refit_every must be a whole number of labels ≥ 1 (1: after every label) or "
                 f"None (only when refit() is called), got {every!r}"

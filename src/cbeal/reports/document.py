@@ -19,8 +19,9 @@ __all__ = ["Block", "markdown_table", "to_html", "to_markdown"]
 Block = tuple[Any, ...]
 
 
-def markdown_table(header: Sequence[Any], rows: Sequence[Sequence[Any]],
-                   align: Sequence[str] | None = None) -> str:
+def markdown_table(
+    header: Sequence[Any], rows: Sequence[Sequence[Any]], align: Sequence[str] | None = None
+) -> str:
     """A GitHub Markdown table; `align` holds ``"l"`` or ``"r"`` per column (default left).
 
     >>> print(markdown_table(["method", "accuracy"], [["RS", "0.71"]], align="lr"))
@@ -52,8 +53,12 @@ def to_markdown(blocks: Sequence[Block]) -> str:
         elif kind == "p":
             out.append(block[1])
         elif kind in ("ul", "ol"):
-            out.append("\n".join(("* " if kind == "ul" else f"{i}. ") + item
-                                 for i, item in enumerate(block[1], 1)))
+            out.append(
+                "\n".join(
+                    ("* " if kind == "ul" else f"{i}. ") + item
+                    for i, item in enumerate(block[1], 1)
+                )
+            )
         elif kind == "table":
             out.append(markdown_table(block[1], block[2]))
         elif kind == "img":
@@ -90,14 +95,18 @@ def to_html(blocks: Sequence[Block], *, title: str) -> str:
             body.append(f"<{kind}>{items}</{kind}>")
         elif kind == "table":
             head = "".join(f"<th>{_inline(c)}</th>" for c in block[1])
-            rows = "".join("<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in r) + "</tr>"
-                           for r in block[2])
+            rows = "".join(
+                "<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in r) + "</tr>" for r in block[2]
+            )
             body.append(f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>")
         elif kind == "img":
             body.append(_img(block[1], Path(block[2])))
-    style = ("body{font-family:sans-serif;max-width:60em;margin:2em auto;line-height:1.4}"
-             "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .6em;"
-             "text-align:right}img{max-width:100%}")
-    return (f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{html.escape(title)}"
-            f"</title><style>{style}</style></head><body>\n" + "\n".join(body)
-            + "\n</body></html>\n")
+    style = (
+        "body{font-family:sans-serif;max-width:60em;margin:2em auto;line-height:1.4}"
+        "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .6em;"
+        "text-align:right}img{max-width:100%}"
+    )
+    return (
+        f'<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>{html.escape(title)}'
+        f"</title><style>{style}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n"
+    )

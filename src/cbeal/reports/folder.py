@@ -45,8 +45,10 @@ def check_out(out: Path) -> None:
         raise InvalidInputError(f"`out` {str(out)!r} is a file; name a folder for the report")
     where = out if out.exists() else _existing_parent(out)
     if not where.is_dir():
-        raise InvalidInputError(f"cannot create the report folder {str(out)!r}: {str(where)!r} "
-                                "is a file; name another `out`")
+        raise InvalidInputError(
+            f"cannot create the report folder {str(out)!r}: {str(where)!r} "
+            "is a file; name another `out`"
+        )
     try:
         os.rmdir(tempfile.mkdtemp(prefix=".cbeal-probe-", dir=where))
     except OSError as exc:
@@ -74,8 +76,9 @@ class Staging:
     def __enter__(self) -> Staging:
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         shutil.rmtree(self.path, ignore_errors=True)
         if not self._published and self._created:
             shutil.rmtree(self.out, ignore_errors=True)

@@ -55,8 +55,9 @@ def write_report(result: UserRun, out: str | Path, *, fmt: str = "md") -> Path:
         (tmp / "summary.json").write_text(json.dumps(info, indent=2, default=str) + "\n")
         blocks = document(result, figures, missing)
         title = f"cbeal run: {result.name} on {result.table.path.name}"
-        (tmp / f"report.{fmt}").write_text(to_markdown(blocks) if fmt == "md"
-                                           else to_html(blocks, title=title))
+        (tmp / f"report.{fmt}").write_text(
+            to_markdown(blocks) if fmt == "md" else to_html(blocks, title=title)
+        )
         stage.publish(stale=(*OUTPUTS, *(f"figures/{f}" for f in FIGURES)))
     return out / f"report.{fmt}"
 
@@ -81,11 +82,15 @@ def _figures(result: UserRun, folder: Path) -> tuple[dict[str, Path], str | None
     try:
         from cbeal.plotting import plot_run, plot_scores
 
-        times = None if tab.time_value is None else tab.time_value[sp.n_initial:sp.n_train]
-        fig = plot_run(result.trace, name=result.name, positive=result.positive, time=times,
-                       time_label=None if tab.time_column is None
-                       else f"time (column {tab.time_column})",
-                       title=f"{result.name} on {tab.path.name}")
+        times = None if tab.time_value is None else tab.time_value[sp.n_initial : sp.n_train]
+        fig = plot_run(
+            result.trace,
+            name=result.name,
+            positive=result.positive,
+            time=times,
+            time_label=None if tab.time_column is None else f"time (column {tab.time_column})",
+            title=f"{result.name} on {tab.path.name}",
+        )
     except ImportError:
         return {}, "matplotlib is not installed; pip install 'cbeal[plot]' to get them"
     folder.mkdir(exist_ok=True)
@@ -102,25 +107,40 @@ def _metric_labels(result: UserRun) -> dict[str, str]:
     """Metric names, with the failure class named where a metric is about it."""
     pos = result.positive
     about = {"f1": "F1", "precision": "precision", "recall": "recall"}
-    return {k: (f"{about[k]} of {pos}" if k in about and pos is not None else v)
-            for k, v in METRIC_LABELS.items()}
+    return {
+        k: (f"{about[k]} of {pos}" if k in about and pos is not None else v)
+        for k, v in METRIC_LABELS.items()
+    }
 
 
 def summary(result: UserRun, *, out: Path, fmt: str) -> dict[str, Any]:
     """Everything needed to reproduce and compare the run, JSON-ready."""
     tab, sp = result.table, result.split
     others = [m for m in result.traces if m != result.name]
-    keys = [k for k in ("balanced_accuracy", "f1", "macro_f1")
-            if k in result.scores.get(result.name, {})]
+    keys = [
+        k
+        for k in ("balanced_accuracy", "f1", "macro_f1")
+        if k in result.scores.get(result.name, {})
+    ]
     return {
         "command": "cbeal run",
         "arguments": {**result.options.to_dict(), "out": str(out), "format": fmt},
-        "data": {"file": tab.path.name, "sha256": tab.sha256, "rows": tab.shape[0],
-                 "columns": tab.shape[1], "label": tab.label, "time_column": tab.time_column,
-                 "id_columns": list(tab.ids), "features": list(tab.feature_names),
-                 "ignored_columns": list(tab.ignored)},
-        "class_counts": {"all": tab.class_counts(), "train": tab.class_counts(sp.n_train),
-                         "initial": tab.class_counts(sp.n_initial)},
+        "data": {
+            "file": tab.path.name,
+            "sha256": tab.sha256,
+            "rows": tab.shape[0],
+            "columns": tab.shape[1],
+            "label": tab.label,
+            "time_column": tab.time_column,
+            "id_columns": list(tab.ids),
+            "features": list(tab.feature_names),
+            "ignored_columns": list(tab.ignored),
+        },
+        "class_counts": {
+            "all": tab.class_counts(),
+            "train": tab.class_counts(sp.n_train),
+            "initial": tab.class_counts(sp.n_initial),
+        },
         "positive_class": None if result.positive is None else str(result.positive),
         "split": {"initial": sp.n_initial, "stream": sp.n_stream, "test": sp.n_test},
         "initial_requested": sp.requested_initial,
@@ -129,14 +149,19 @@ def summary(result: UserRun, *, out: Path, fmt: str) -> dict[str, Any]:
         "agents": list(result.trace.agent_names),
         "labels_spent": result.labels,
         "metrics": result.scores,
-        "seeds": [{"seed": r.seed, "metrics": r.scores, "labels_spent": r.labels}
-                  for r in result.seeds],
-        "paired_wins": [paired(result.seeds, result.name, o, k).to_dict()
-                        for o in others for k in keys] if result.scores else [],
+        "seeds": [
+            {"seed": r.seed, "metrics": r.scores, "labels_spent": r.labels} for r in result.seeds
+        ],
+        "paired_wins": [
+            paired(result.seeds, result.name, o, k).to_dict() for o in others for k in keys
+        ]
+        if result.scores
+        else [],
         "cbeal_run": result.trace.summary(),
         "notes": result.notes,
         "seed": result.options.seed,
-        "estimated_seconds": None if result.estimate is None
+        "estimated_seconds": None
+        if result.estimate is None
         else round(result.estimate.seconds(), 1),
         "wall_time_seconds": round(result.seconds, 3),
         "cbeal_version": __version__,
@@ -150,8 +175,9 @@ def console_lines(result: UserRun, report: Path) -> list[str]:
     lines = [
         f"cbeal {__version__} run: {result.name}, learner {result.options.learner!r}, "
         f"seed {result.options.seed}"
-        + (f" (+{len(result.seeds) - 1} more seeds in the report)" if len(result.seeds) > 1
-           else ""),
+        + (
+            f" (+{len(result.seeds) - 1} more seeds in the report)" if len(result.seeds) > 1 else ""
+        ),
         f"data: {tab.path.name}, {tab.n_rows} rows, {len(tab.feature_names)} features, "
         f"classes {tab.class_counts()}",
         f"split: D0 {sp.n_initial}, stream {sp.n_stream}, test {sp.n_test}; "

@@ -37,13 +37,18 @@ def document(result: UserRun, figures: dict[str, Path], missing: str | None) -> 
         ("h", 2, "What the names mean"),
         ("ul", glossary(_terms(result))),
         ("h", 2, "Files"),
-        ("ul", [f"`trace.csv`: one row per stream sample (`row` = its row in the file, 0 = "
+        (
+            "ul",
+            [
+                f"`trace.csv`: one row per stream sample (`row` = its row in the file, 0 = "
                 f"first data row{', `time`' if result.table.time is not None else ''}{ids}), "
                 "with the decision, the agents' advice and weights",
                 "`summary.json`: arguments, data checksum, split, the scores of every seed, "
                 "provenance",
                 "`model.cbeal`: the final model, ready to take new rows of the same columns: "
-                "`cbeal.CbeAL.load(\"model.cbeal\")`"]),
+                '`cbeal.CbeAL.load("model.cbeal")`',
+            ],
+        ),
     ]
 
 
@@ -63,13 +68,19 @@ def _what(result: UserRun) -> list[Block]:
     o = result.options
     others = [m for m in result.traces if m != result.name]
     return [
-        ("p", f"cbeal {__version__} streamed the rows of `{result.table.path.name}` through "
-              f"**{result.name}** (agents {', '.join(result.trace.agent_names)}) with the "
-              f"learner `{o.learner}` and seed {o.seed}. The labels in column `{o.label}` played "
-              f"the expert: a stream row's label was read only when a method asked for it, "
-              f"within a budget of **{result.budget} labels**."
-              + (f" For comparison, {', '.join(others)} ran on the same rows with the same "
-                 "budget." if others else "")),
+        (
+            "p",
+            f"cbeal {__version__} streamed the rows of `{result.table.path.name}` through "
+            f"**{result.name}** (agents {', '.join(result.trace.agent_names)}) with the "
+            f"learner `{o.learner}` and seed {o.seed}. The labels in column `{o.label}` played "
+            f"the expert: a stream row's label was read only when a method asked for it, "
+            f"within a budget of **{result.budget} labels**."
+            + (
+                f" For comparison, {', '.join(others)} ran on the same rows with the same budget."
+                if others
+                else ""
+            ),
+        ),
         *_data(result),
         ("h", 2, "Protocol"),
         ("ol", _protocol(result)),
@@ -84,25 +95,37 @@ def _data(result: UserRun) -> list[Block]:
     test = ", ".join(f"`{k}` {v}" for k, v in zip(values.tolist(), sizes.tolist(), strict=True))
     return [
         ("h", 2, "Data"),
-        ("p", f"`{tab.path.name}` (SHA-256 `{tab.sha256[:16]}…`): {tab.shape[0]} rows × "
-              f"{tab.shape[1]} columns. Classes of `{tab.label}`: {counts} (training rows: "
-              f"{train}; test rows: {test or 'none'})."),
+        (
+            "p",
+            f"`{tab.path.name}` (SHA-256 `{tab.sha256[:16]}…`): {tab.shape[0]} rows × "
+            f"{tab.shape[1]} columns. Classes of `{tab.label}`: {counts} (training rows: "
+            f"{train}; test rows: {test or 'none'}).",
+        ),
     ]
 
 
 def _protocol(result: UserRun) -> list[str]:
     tab, sp, o = result.table, result.split, result.options
-    order = (f"Rows were sorted by the time column `{tab.time_column}` (stable sort)."
-             if tab.time_column else "Rows were kept in file order (no --time column).")
-    test = (f"The most recent {sp.n_test} rows ({_pct(sp.n_test / tab.n_rows)}) are the test "
-            "set, used only to score the final models." if sp.n_test
-            else "No test set (--test-fraction 0): no test scores.")
+    order = (
+        f"Rows were sorted by the time column `{tab.time_column}` (stable sort)."
+        if tab.time_column
+        else "Rows were kept in file order (no --time column)."
+    )
+    test = (
+        f"The most recent {sp.n_test} rows ({_pct(sp.n_test / tab.n_rows)}) are the test "
+        "set, used only to score the final models."
+        if sp.n_test
+        else "No test set (--test-fraction 0): no test scores."
+    )
     return [
         order + _span(result, 0, tab.n_rows, "all rows"),
         test + (_span(result, sp.n_train, tab.n_rows, "test") if sp.n_test else ""),
         f"D0, the initial labelled set, is the first {sp.n_initial} training rows"
-        + (f" (--initial {sp.requested_initial}, extended so that D0 holds every class)"
-           if sp.n_initial > sp.requested_initial else "")
+        + (
+            f" (--initial {sp.requested_initial}, extended so that D0 holds every class)"
+            if sp.n_initial > sp.requested_initial
+            else ""
+        )
         + f"; the stream is the next {sp.n_stream} rows, each seen once, in order."
         + _span(result, sp.n_initial, sp.n_train, "stream"),
         f"Features: {len(tab.feature_names)} numeric columns"
@@ -111,10 +134,17 @@ def _protocol(result: UserRun) -> list[str]:
         "only (no labels, no test rows) and applied to every row." + _missing(result),
         f"Budget: {result.budget} labels = {_pct(result.budget / sp.n_stream)} of the stream "
         f"(--budget {o.budget}). The learner was retrained "
-        + ("after every label." if o.refit_every == 1 else
-           f"after every {o.refit_every} labels (--refit-every), and once more at the end.")
-        + (f" Every method ran with {o.repeats} seeds ({o.seed} to {o.seed + o.repeats - 1}) "
-           "on the same rows." if o.repeats > 1 else ""),
+        + (
+            "after every label."
+            if o.refit_every == 1
+            else f"after every {o.refit_every} labels (--refit-every), and once more at the end."
+        )
+        + (
+            f" Every method ran with {o.repeats} seeds ({o.seed} to {o.seed + o.repeats - 1}) "
+            "on the same rows."
+            if o.repeats > 1
+            else ""
+        ),
         "References: “Initial” is the learner trained on D0 only; “All Training Data” the "
         "learner trained on D0 and every stream label (what unlimited labelling would give).",
     ]
@@ -139,17 +169,28 @@ def _results(result: UserRun) -> list[Block]:
     blocks: list[Block] = [("h", 2, "Results")]
     notes: list[Block] = [("ul", [f"Note: {n}" for n in result.notes])] if result.notes else []
     if not result.scores:
-        return [*blocks, ("p", "No test set, so no scores; labels spent: "
-                          + ", ".join(f"{m} {n}" for m, n in result.labels.items()) + "."),
-                *notes]
+        return [
+            *blocks,
+            (
+                "p",
+                "No test set, so no scores; labels spent: "
+                + ", ".join(f"{m} {n}" for m, n in result.labels.items())
+                + ".",
+            ),
+            *notes,
+        ]
     metrics = list(next(iter(result.scores.values())))
     header = ["method", "labels from the stream", *(METRIC_LABELS[m] for m in metrics)]
-    rows = [[m, _labels(result, m), *(_cell(result, m, k) for k in metrics)]
-            for m in result.scores]
+    rows = [[m, _labels(result, m), *(_cell(result, m, k) for k in metrics)] for m in result.scores]
     pos = result.positive
     if pos is not None:
-        blocks.append(("p", f"Positive (failure) class for F1, precision and recall: `{pos}` "
-                            "(--positive to choose another)."))
+        blocks.append(
+            (
+                "p",
+                f"Positive (failure) class for F1, precision and recall: `{pos}` "
+                "(--positive to choose another).",
+            )
+        )
     if len(result.seeds) > 1:
         blocks.append(("p", f"Mean ± standard error over {len(result.seeds)} seeds."))
     verdict = _paired(result) if len(result.seeds) > 1 else _verdict(result)
@@ -157,8 +198,7 @@ def _results(result: UserRun) -> list[Block]:
 
 
 def _cell(result: UserRun, method: str, metric: str) -> str:
-    values = [run.scores[method][metric] for run in result.seeds] or [
-        result.scores[method][metric]]
+    values = [run.scores[method][metric] for run in result.seeds] or [result.scores[method][metric]]
     if len(values) == 1:
         return f"{values[0]:.3f}"
     mean, se = mean_se(values)
@@ -179,9 +219,14 @@ def _paired(result: UserRun) -> list[Block]:
             pw = paired(result.seeds, result.name, other, k)
             cells.append(f"{pw.wins} / {pw.ties} / {pw.losses}")
         rows.append([f"{result.name} vs {other}", *cells])
-    return [("p", f"Paired comparison, seed by seed (wins / ties / losses of {result.name} "
-                  f"over {len(result.seeds)} seeds):"),
-            ("table", ["comparison", *(METRIC_LABELS[k] for k in keys)], rows)]
+    return [
+        (
+            "p",
+            f"Paired comparison, seed by seed (wins / ties / losses of {result.name} "
+            f"over {len(result.seeds)} seeds):",
+        ),
+        ("table", ["comparison", *(METRIC_LABELS[k] for k in keys)], rows),
+    ]
 
 
 def _labels(result: UserRun, method: str) -> str:
@@ -200,10 +245,15 @@ def _rare(result: UserRun) -> list[Block]:
     share = float(np.mean(y_train == pos))
     if share >= RARE:
         return []
-    return [("p", f"**Warning:** only {_pct(share)} of the training rows are `{pos}`. A model "
-                  f"that never predicts `{pos}` would still be about {_pct(1 - share)} accurate, "
-                  f"so accuracy alone rewards a model that never flags a failure; judge the "
-                  f"methods by balanced accuracy and by F1 and recall of `{pos}`.")]
+    return [
+        (
+            "p",
+            f"**Warning:** only {_pct(share)} of the training rows are `{pos}`. A model "
+            f"that never predicts `{pos}` would still be about {_pct(1 - share)} accurate, "
+            f"so accuracy alone rewards a model that never flags a failure; judge the "
+            f"methods by balanced accuracy and by F1 and recall of `{pos}`.",
+        )
+    ]
 
 
 def _verdict(result: UserRun) -> list[Block]:
@@ -211,19 +261,28 @@ def _verdict(result: UserRun) -> list[Block]:
     keys = [k for k in ("balanced_accuracy", "f1", "macro_f1") if k in main]
     lines = []
     for other in (m for m in result.traces if m != result.name):
-        parts = [f"{METRIC_LABELS[k]} {main[k]:.3f} vs {result.scores[other][k]:.3f}"
-                 for k in keys]
+        parts = [f"{METRIC_LABELS[k]} {main[k]:.3f} vs {result.scores[other][k]:.3f}" for k in keys]
         wins = sum(main[k] > result.scores[other][k] for k in keys)
         losses = sum(main[k] < result.scores[other][k] for k in keys)
-        word = ("ahead on all of them" if wins == len(keys) else
-                "behind on all of them" if losses == len(keys) else
-                "tied on all of them" if wins == losses == 0 else
-                "ahead or tied" if losses == 0 else
-                "behind or tied" if wins == 0 else "mixed")
+        word = (
+            "ahead on all of them"
+            if wins == len(keys)
+            else "behind on all of them"
+            if losses == len(keys)
+            else "tied on all of them"
+            if wins == losses == 0
+            else "ahead or tied"
+            if losses == 0
+            else "behind or tied"
+            if wins == 0
+            else "mixed"
+        )
         lines.append(f"{result.name} vs {other}: {', '.join(parts)} — {result.name} {word}.")
     if lines:
-        lines.append("This is one run on one split; differences of a few points can be chance. "
-                     "Use --repeats 10 to see the spread over seeds and count paired wins.")
+        lines.append(
+            "This is one run on one split; differences of a few points can be chance. "
+            "Use --repeats 10 to see the spread over seeds and count paired wins."
+        )
     return [("ul", lines)] if lines else []
 
 
@@ -234,33 +293,49 @@ def _cbeal(result: UserRun) -> list[Block]:
     per_class = ", ".join(f"`{k}` {v}" for k, v in s["acquired_per_class"].items()) or "none"
     return [
         ("h", 2, f"The {result.name} run (seed {result.options.seed})"),
-        ("p", f"{s['n_acquired']} of {result.budget} labels spent (per class: {per_class}). "
-              f"For {s['n_useful']} of the parts asked for, the model's prediction had been "
-              f"wrong (reward +1 each); for {s['n_useless']} it had been right (−0.5 each): "
-              f"cumulative reward {s['cumulative_reward']:+.1f}. The EWMA chart flipped a "
-              f"weight {s['n_flips']} times. Final standardized weights: {weights}. Run time of "
-              f"all methods: {result.seconds:.1f} s."),
+        (
+            "p",
+            f"{s['n_acquired']} of {result.budget} labels spent (per class: {per_class}). "
+            f"For {s['n_useful']} of the parts asked for, the model's prediction had been "
+            f"wrong (reward +1 each); for {s['n_useless']} it had been right (−0.5 each): "
+            f"cumulative reward {s['cumulative_reward']:+.1f}. The EWMA chart flipped a "
+            f"weight {s['n_flips']} times. Final standardized weights: {weights}. Run time of "
+            f"all methods: {result.seconds:.1f} s.",
+        ),
     ]
 
 
-def _figure_blocks(result: UserRun, figures: dict[str, Path],
-                   missing: str | None) -> list[Block]:
+def _figure_blocks(result: UserRun, figures: dict[str, Path], missing: str | None) -> list[Block]:
     if missing:
         return [("h", 2, "Figures"), ("p", f"No figures: {missing}.")]
-    axis = ("the time of each part" if result.table.time_column
-            else "the position of each part in the stream")
+    axis = (
+        "the time of each part"
+        if result.table.time_column
+        else "the position of each part in the stream"
+    )
     pos = f" (`{result.positive}`)" if result.positive is not None else ""
     blocks: list[Block] = [
         ("h", 2, "Figures"),
-        ("p", f"The {result.name} run against {axis}, from top to bottom: which parts were "
-              f"asked for (one tick per label, failures{pos} in red); each agent's share of "
-              "the vote (standardized weight); the labels spent against the budget; the "
-              "cumulative reward (see “What the names mean” below)."),
+        (
+            "p",
+            f"The {result.name} run against {axis}, from top to bottom: which parts were "
+            f"asked for (one tick per label, failures{pos} in red); each agent's share of "
+            "the vote (standardized weight); the labels spent against the budget; the "
+            "cumulative reward (see “What the names mean” below).",
+        ),
         ("img", f"{result.name} run", figures["run"]),
     ]
     if "scores" in figures:
-        blocks += [("p", "Test scores per method, with the references."
-                         + (f" Seed {result.options.seed} only; the table above has all seeds."
-                            if len(result.seeds) > 1 else "")),
-                   ("img", "test scores", figures["scores"])]
+        blocks += [
+            (
+                "p",
+                "Test scores per method, with the references."
+                + (
+                    f" Seed {result.options.seed} only; the table above has all seeds."
+                    if len(result.seeds) > 1
+                    else ""
+                ),
+            ),
+            ("img", "test scores", figures["scores"]),
+        ]
     return blocks

@@ -43,8 +43,9 @@ class Settings:
     checkpoint_every: int = 500
     max_body_bytes: int = 16 * 1024 * 1024
     max_samples: int = 10_000
-    owner: str = field(default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}:"
-                                               f"{uuid.uuid4().hex[:6]}")
+    owner: str = field(
+        default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+    )
     retrain: str = "background"  # or "sync" (on the request path: reproducible) or "off"
     sqlite_sync: str = "NORMAL"  # "FULL": also survive a power cut (slower commits)
 
@@ -56,13 +57,20 @@ class Service:
         self.settings = settings
         self.engine = connect(settings.db, sqlite_sync=settings.sqlite_sync)
         migrate(self.engine)
-        self.streams = Streams(self.engine, owner=settings.owner,
-                               lease_seconds=settings.lease_seconds)
-        self.tasks = TaskOps(self.streams, undo_seconds=settings.undo_seconds,
-                             lease_seconds=settings.task_lease_seconds)
-        self.background = Background(self.streams, self.tasks,
-                                     checkpoint_every=settings.checkpoint_every,
-                                     retrain=settings.retrain)
+        self.streams = Streams(
+            self.engine, owner=settings.owner, lease_seconds=settings.lease_seconds
+        )
+        self.tasks = TaskOps(
+            self.streams,
+            undo_seconds=settings.undo_seconds,
+            lease_seconds=settings.task_lease_seconds,
+        )
+        self.background = Background(
+            self.streams,
+            self.tasks,
+            checkpoint_every=settings.checkpoint_every,
+            retrain=settings.retrain,
+        )
         self.metrics = Metrics()
         if settings.retrain == "sync":
             self.tasks.after_learning = self.background.refit_now
@@ -87,36 +95,46 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         yield
         service.stop()
 
-    app = FastAPI(title="cbeal annotation service", version=__version__, lifespan=lifespan,
-                  openapi_url=None, docs_url=None, redoc_url=None,  # served below, with a token
-                  description="Stream-based active learning on a line: machines send samples, "
-                  "cbeal decides at once which ones an expert should label, the expert labels "
-                  "them later, the model learns. Every request needs a bearer token.")
+    app = FastAPI(
+        title="cbeal annotation service",
+        version=__version__,
+        lifespan=lifespan,
+        openapi_url=None,
+        docs_url=None,
+        redoc_url=None,  # served below, with a token
+        description="Stream-based active learning on a line: machines send samples, "
+        "cbeal decides at once which ones an expert should label, the expert labels "
+        "them later, the model learns. Every request needs a bearer token.",
+    )
     app.state.service = service
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     _errors(app)
 
     bearer = HTTPBearer(auto_error=False, description="a token from `cbeal token create`")
 
-    def principal(credentials: HTTPAuthorizationCredentials | None = Depends(bearer)
-                  ) -> Principal:
+    def principal(credentials: HTTPAuthorizationCredentials | None = Depends(bearer)) -> Principal:
         if settings.open:
             return Principal("open", "admin", None)
         if credentials is None:
-            raise HTTPException(401, "send a token: Authorization: Bearer <token> (create one "
-                                "with `cbeal token create --role ...`)",
-                                headers={"WWW-Authenticate": "Bearer"})
+            raise HTTPException(
+                401,
+                "send a token: Authorization: Bearer <token> (create one "
+                "with `cbeal token create --role ...`)",
+                headers={"WWW-Authenticate": "Bearer"},
+            )
         found = lookup_token(service.engine, credentials.credentials.strip())
         if found is None:
-            raise HTTPException(401, "unknown or revoked token",
-                                headers={"WWW-Authenticate": "Bearer"})
+            raise HTTPException(
+                401, "unknown or revoked token", headers={"WWW-Authenticate": "Bearer"}
+            )
         return found
 
     def role(*roles: str) -> Callable[..., Principal]:
         def check(who: Principal = Depends(principal)) -> Principal:
             if not who.may(*roles):
-                raise HTTPException(403, f"this needs a token with role {' or '.join(roles)} "
-                                    f"(yours: {who.role})")
+                raise HTTPException(
+                    403, f"this needs a token with role {' or '.join(roles)} (yours: {who.role})"
+                )
             return who
 
         return check
@@ -158,8 +176,9 @@ def _errors(app: FastAPI) -> None:
 
     async def busy(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, StreamBusy)
-        return JSONResponse({"detail": str(exc)}, status_code=409,
-                            headers={"Retry-After": str(exc.retry_after)})
+        return JSONResponse(
+            {"detail": str(exc)}, status_code=409, headers={"Retry-After": str(exc.retry_after)}
+        )
 
     app.add_exception_handler(StreamBusy, busy)
 

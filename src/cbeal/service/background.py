@@ -28,8 +28,15 @@ log = logging.getLogger("cbeal.service")
 class Background:
     """The service process's background loop (a daemon thread) and its retrain worker."""
 
-    def __init__(self, streams: Streams, tasks: TaskOps, *, checkpoint_every: int = 500,
-                 interval: float = 0.25, retrain: str = "background") -> None:
+    def __init__(
+        self,
+        streams: Streams,
+        tasks: TaskOps,
+        *,
+        checkpoint_every: int = 500,
+        interval: float = 0.25,
+        retrain: str = "background",
+    ) -> None:
         self.streams = streams
         self.tasks = tasks
         self.checkpoint_every = checkpoint_every
@@ -102,9 +109,13 @@ class Background:
         try:
             with self.streams.engine.begin() as conn:
                 runtime.seq = store.append_events(
-                    conn, runtime.stream_id, self.streams.owner, runtime.seq,
+                    conn,
+                    runtime.stream_id,
+                    self.streams.owner,
+                    runtime.seq,
                     [("refit", {"upto": learner.n_trained, "version": learner.version})],
-                    self.streams.lease_seconds)
+                    self.streams.lease_seconds,
+                )
         except BaseException:
             self.streams.drop(name, runtime)
             raise

@@ -26,15 +26,21 @@ class Initial(BaseModel):
     model_config = ConfigDict(extra="forbid")
     x: list[Row] = Field(min_length=1, max_length=100_000)
     y: list[Label] = Field(min_length=1, max_length=100_000)
-    ids: list[str] | None = Field(default=None, description="the rows' sample ids (optional): "
-                                  "sending one of them later returns it as a duplicate")
+    ids: list[str] | None = Field(
+        default=None,
+        description="the rows' sample ids (optional): "
+        "sending one of them later returns it as a duplicate",
+    )
 
     @model_validator(mode="after")
     def _same_length(self) -> Initial:
         if len(self.x) != len(self.y):
             raise ValueError(f"initial.x has {len(self.x)} rows but initial.y {len(self.y)} labels")
-        if self.ids is not None and (len(self.ids) != len(self.x) or len(set(self.ids)) !=
-                                     len(self.ids) or not all(0 < len(i) <= 200 for i in self.ids)):
+        if self.ids is not None and (
+            len(self.ids) != len(self.x)
+            or len(set(self.ids)) != len(self.ids)
+            or not all(0 < len(i) <= 200 for i in self.ids)
+        ):
             raise ValueError("initial.ids must be distinct ids of 1-200 characters, one per row")
         return self
 
@@ -49,19 +55,25 @@ class StreamConfig(BaseModel):
     preset: str = "CBEAL-6"
     agents: list[str] | None = Field(default=None, description="instead of preset, e.g. LD2,RAL1")
     learner: str = "logreg"
-    budget: int | float | str = Field(default="5%",
-                                      description="labels (100) or a rate (0.05, '5%')")
+    budget: int | float | str = Field(
+        default="5%", description="labels (100) or a rate (0.05, '5%')"
+    )
     seed: int = Field(default=0, ge=0, le=2**31 - 1)
     preprocess: Literal["impute-scale", "none"] = "impute-scale"
     initial: Initial | None = Field(default=None, description="D0; none: cold start")
-    history: list[Row] | None = Field(default=None, max_length=100_000,
-                                      description="unlabelled rows to fit the preprocessing on")
-    failure_class: Label | None = Field(default=None, description="the class drawn in red "
-                                        "(default: the rarest class of initial, else the last)")
-    cold_start: int = Field(default=10, ge=2, le=1000,
-                            description="labels asked before the model starts (no initial)")
-    task_ttl_seconds: float | None = Field(default=None, gt=0,
-                                           description="open tasks older than this expire")
+    history: list[Row] | None = Field(
+        default=None, max_length=100_000, description="unlabelled rows to fit the preprocessing on"
+    )
+    failure_class: Label | None = Field(
+        default=None,
+        description="the class drawn in red (default: the rarest class of initial, else the last)",
+    )
+    cold_start: int = Field(
+        default=10, ge=2, le=1000, description="labels asked before the model starts (no initial)"
+    )
+    task_ttl_seconds: float | None = Field(
+        default=None, gt=0, description="open tasks older than this expire"
+    )
 
     @field_validator("name")
     @classmethod
@@ -105,7 +117,8 @@ class StreamConfig(BaseModel):
         except BudgetError as exc:
             raise ValueError(str(exc)) from None
         if self.failure_class is not None and repr(self.failure_class) not in {
-                repr(c) for c in self.classes}:
+            repr(c) for c in self.classes
+        }:
             raise ValueError(f"failure_class {self.failure_class!r} is not one of the classes")
         if self.initial is not None:
             unknown = {repr(y) for y in self.initial.y} - {repr(c) for c in self.classes}
@@ -123,9 +136,16 @@ def build_model(config: StreamConfig) -> Any:
         agents = [(a.upper(), single_agent(a)) for a in config.agents]
     else:
         agents = preset_agents(config.preset)
-    return CbeAL(agents=agents, estimator=make_learner(config.learner, random_state=config.seed),
-                 budget=config.budget, classes=list(config.classes), refit_every=None,
-                 preprocessor=None, id_prefix=config.name, random_state=config.seed)
+    return CbeAL(
+        agents=agents,
+        estimator=make_learner(config.learner, random_state=config.seed),
+        budget=config.budget,
+        classes=list(config.classes),
+        refit_every=None,
+        preprocessor=None,
+        id_prefix=config.name,
+        random_state=config.seed,
+    )
 
 
 def preprocessor(config: StreamConfig, rows: Any) -> Any:

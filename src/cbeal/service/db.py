@@ -30,8 +30,12 @@ def connect(url: str, *, sqlite_sync: str = "NORMAL") -> Engine:
     if url.startswith("sqlite"):
         if sqlite_sync.upper() not in ("NORMAL", "FULL"):
             raise ValueError(f"sqlite_sync must be NORMAL or FULL, got {sqlite_sync!r}")
-        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 10},
-                               pool_size=8, max_overflow=8)
+        engine = create_engine(
+            url,
+            connect_args={"check_same_thread": False, "timeout": 10},
+            pool_size=8,
+            max_overflow=8,
+        )
 
         def pragmas(dbapi_connection: Any, _record: Any) -> None:
             cursor = dbapi_connection.cursor()

@@ -35,17 +35,25 @@ def explain(decision: dict[str, Any]) -> str:
     if decision.get("reason") == "initial labelled set":
         return "Part of the initial labelled set D0 (labelled before the stream started)."
     if decision.get("t") is None:  # a cold stream has no model yet
-        return ("Asked: the model needs its first labels before it can decide."
-                if decision.get("acquire") else
-                "Not asked: waiting for the first labels before the model starts.")
-    pred = f"the model predicts {decision['y_pred']!r} with certainty " \
-           f"{100 * decision['certainty']:.0f} %"
+        return (
+            "Asked: the model needs its first labels before it can decide."
+            if decision.get("acquire")
+            else "Not asked: waiting for the first labels before the model starts."
+        )
+    pred = (
+        f"the model predicts {decision['y_pred']!r} with certainty "
+        f"{100 * decision['certainty']:.0f} %"
+    )
     if kind is None:
         reason = decision.get("reason", "drawn")
-        why = "the label budget is used up for now" if reason != "drawn" else \
-            "the agents found nothing new to learn from it"
+        why = (
+            "the label budget is used up for now"
+            if reason != "drawn"
+            else "the agents found nothing new to learn from it"
+        )
         return f"Not asked: {why}; {pred}."
-    wanted = [n for n, p in zip(decision["agent_names"], decision["advice"], strict=True)
-              if p >= 0.5]
+    wanted = [
+        n for n, p in zip(decision["agent_names"], decision["advice"], strict=True) if p >= 0.5
+    ]
     who = f" ({', '.join(wanted)} asked)" if wanted else ""
     return f"Asked: {KINDS[kind]}{who}; {pred}."

@@ -21,22 +21,41 @@ def export_table(service: Any, name: str, fmt: str) -> tuple[bytes, str]:
     runtime = service.streams.get(name)
     features = runtime.config.features
     query = (
-        select(samples.c.sample_id, samples.c.seq, samples.c.received_at, samples.c.x,
-               samples.c.acquire, samples.c.decision_id, samples.c.p_acquire,
-               samples.c.prediction, samples.c.certainty, samples.c.model_version,
-               samples.c.decision, tasks.c.id.label("task_id"), tasks.c.status,
-               tasks.c.label, tasks.c.labelled_at, tasks.c.labelled_by, tasks.c.learned_at,
-               tasks.c.reward, tasks.c.correct)
+        select(
+            samples.c.sample_id,
+            samples.c.seq,
+            samples.c.received_at,
+            samples.c.x,
+            samples.c.acquire,
+            samples.c.decision_id,
+            samples.c.p_acquire,
+            samples.c.prediction,
+            samples.c.certainty,
+            samples.c.model_version,
+            samples.c.decision,
+            tasks.c.id.label("task_id"),
+            tasks.c.status,
+            tasks.c.label,
+            tasks.c.labelled_at,
+            tasks.c.labelled_by,
+            tasks.c.learned_at,
+            tasks.c.reward,
+            tasks.c.correct,
+        )
         .select_from(samples.outerjoin(tasks, tasks.c.sample_pk == samples.c.id))
-        .where(samples.c.stream_id == runtime.stream_id).order_by(samples.c.seq)
+        .where(samples.c.stream_id == runtime.stream_id)
+        .order_by(samples.c.seq)
     )
     with service.engine.connect() as conn:
         rows = conn.execute(query).all()
     frame = pd.DataFrame([r._asdict() for r in rows])
     if frame.empty:
         frame = pd.DataFrame(columns=[c.name for c in query.selected_columns])
-    values = pd.DataFrame([list(r.x) for r in rows], columns=features, dtype=float) \
-        if rows else pd.DataFrame(columns=features, dtype=float)
+    values = (
+        pd.DataFrame([list(r.x) for r in rows], columns=features, dtype=float)
+        if rows
+        else pd.DataFrame(columns=features, dtype=float)
+    )
     frame["reason"] = [r.decision.get("reason") for r in rows]
     frame = frame.drop(columns=["x", "decision"])
     for col in ("received_at", "labelled_at", "learned_at"):

@@ -46,21 +46,29 @@ def ingest(streams: Streams, name: str, items: list[tuple[str, Any]]) -> list[di
     return out
 
 
-_COLUMNS = (samples.c.id, samples.c.sample_id, samples.c.seq, samples.c.decision,
-            samples.c.model_version)
+_COLUMNS = (
+    samples.c.id,
+    samples.c.sample_id,
+    samples.c.seq,
+    samples.c.decision,
+    samples.c.model_version,
+)
 
 
 def _stored(streams: Streams, stream_id: int, ids: set[str]) -> dict[str, dict[str, Any]]:
     """Replies for the sample ids among `ids` that are stored already."""
-    query = (select(*_COLUMNS, tasks.c.id.label("task_id"))
-             .select_from(samples.outerjoin(tasks, tasks.c.sample_pk == samples.c.id))
-             .where(samples.c.stream_id == stream_id, samples.c.sample_id.in_(ids)))
+    query = (
+        select(*_COLUMNS, tasks.c.id.label("task_id"))
+        .select_from(samples.outerjoin(tasks, tasks.c.sample_pk == samples.c.id))
+        .where(samples.c.stream_id == stream_id, samples.c.sample_id.in_(ids))
+    )
     with streams.engine.connect() as conn:
         return {r.sample_id: _reply(r, r.task_id) for r in conn.execute(query)}
 
 
-def _decide_and_commit(streams: Streams, name: str, runtime: Any,
-                       fresh: dict[str, list[float | None]]) -> dict[str, dict[str, Any]]:
+def _decide_and_commit(
+    streams: Streams, name: str, runtime: Any, fresh: dict[str, list[float | None]]
+) -> dict[str, dict[str, Any]]:
     first = runtime.seq + 1
     try:
         decisions = runtime.decide(list(fresh.values()), first)  # validates all rows first
@@ -72,27 +80,67 @@ def _decide_and_commit(streams: Streams, name: str, runtime: Any,
     try:
         t = store.now()
         with streams.engine.begin() as conn:
-            store.append_events(conn, runtime.stream_id, streams.owner, runtime.seq, [
-                ("sample", {"sample_id": sid, "x": row, "batch": first,
-                            "decision_id": d["id"], "acquire": d["acquire"]})
-                for (sid, row), d in zip(fresh.items(), decisions, strict=True)
-            ], streams.lease_seconds)
+            store.append_events(
+                conn,
+                runtime.stream_id,
+                streams.owner,
+                runtime.seq,
+                [
+                    (
+                        "sample",
+                        {
+                            "sample_id": sid,
+                            "x": row,
+                            "batch": first,
+                            "decision_id": d["id"],
+                            "acquire": d["acquire"],
+                        },
+                    )
+                    for (sid, row), d in zip(fresh.items(), decisions, strict=True)
+                ],
+                streams.lease_seconds,
+            )
             new_rows = insert(samples).returning(*_COLUMNS, sort_by_parameter_order=True)
-            inserted = conn.execute(new_rows, [
-                {"stream_id": runtime.stream_id, "sample_id": sid, "seq": first + i, "x": row,
-                 "received_at": t, "decision_id": d["id"], "acquire": d["acquire"],
-                 "p_acquire": d["p_acquire"], "prediction": d["y_pred"],
-                 "certainty": d["certainty"], "model_version": d["learner_version"],
-                 "decision": d}
-                for i, ((sid, row), d) in enumerate(zip(fresh.items(), decisions, strict=True))
-            ]).all()
-            asked = [{"stream_id": runtime.stream_id, "sample_pk": r.id,
-                      "decision_id": r.decision["id"], "status": "open", "created_at": t,
-                      "skips": 0} for r in inserted if r.decision["acquire"]]
+            inserted = conn.execute(
+                new_rows,
+                [
+                    {
+                        "stream_id": runtime.stream_id,
+                        "sample_id": sid,
+                        "seq": first + i,
+                        "x": row,
+                        "received_at": t,
+                        "decision_id": d["id"],
+                        "acquire": d["acquire"],
+                        "p_acquire": d["p_acquire"],
+                        "prediction": d["y_pred"],
+                        "certainty": d["certainty"],
+                        "model_version": d["learner_version"],
+                        "decision": d,
+                    }
+                    for i, ((sid, row), d) in enumerate(zip(fresh.items(), decisions, strict=True))
+                ],
+            ).all()
+            asked = [
+                {
+                    "stream_id": runtime.stream_id,
+                    "sample_pk": r.id,
+                    "decision_id": r.decision["id"],
+                    "status": "open",
+                    "created_at": t,
+                    "skips": 0,
+                }
+                for r in inserted
+                if r.decision["acquire"]
+            ]
             task_ids: dict[int, int] = {}
             if asked:
-                made = conn.execute(insert(tasks).returning(
-                    tasks.c.id, tasks.c.sample_pk, sort_by_parameter_order=True), asked)
+                made = conn.execute(
+                    insert(tasks).returning(
+                        tasks.c.id, tasks.c.sample_pk, sort_by_parameter_order=True
+                    ),
+                    asked,
+                )
                 task_ids = {r.sample_pk: r.id for r in made}
         runtime.seq = first + len(fresh) - 1
     except BaseException:
@@ -105,8 +153,15 @@ def _decide_and_commit(streams: Streams, name: str, runtime: Any,
 def _reply(r: Any, task_id: int | None) -> dict[str, Any]:
     d = r.decision
     return {
-        "sample_id": r.sample_id, "acquire": d["acquire"], "task_id": task_id,
-        "decision_id": d["id"], "prediction": d["y_pred"], "certainty": d["certainty"],
-        "p_acquire": d["p_acquire"], "model_version": r.model_version, "reason": d["reason"],
-        "explanation": explain(d), "seq": r.seq,
+        "sample_id": r.sample_id,
+        "acquire": d["acquire"],
+        "task_id": task_id,
+        "decision_id": d["id"],
+        "prediction": d["y_pred"],
+        "certainty": d["certainty"],
+        "p_acquire": d["p_acquire"],
+        "model_version": r.model_version,
+        "reason": d["reason"],
+        "explanation": explain(d),
+        "seq": r.seq,
     }

@@ -28,34 +28,57 @@ CONTROL = "quality"
 def label_config(classes: list[Any]) -> str:
     """The labelling configuration (XML) of a Label Studio project for a cbeal stream."""
     choices = "".join(f"<Choice value={quoteattr(str(c))}/>" for c in classes)
-    return ("<View>"
-            "<Header value=\"Part $sample_id\"/>"
-            "<Text name=\"why\" value=\"$question\"/>"
-            "<Table name=\"part\" value=\"$part\"/>"
-            f"<Choices name=\"{CONTROL}\" toName=\"part\" choice=\"single\" showInLine=\"true\">"
-            f"{choices}</Choices></View>")
+    return (
+        "<View>"
+        '<Header value="Part $sample_id"/>'
+        '<Text name="why" value="$question"/>'
+        '<Table name="part" value="$part"/>'
+        f'<Choices name="{CONTROL}" toName="part" choice="single" showInLine="true">'
+        f"{choices}</Choices></View>"
+    )
 
 
 def task_payload(task: dict[str, Any], features: list[str]) -> dict[str, Any]:
     """A cbeal task (as ``GET /api/v1/tasks/{id}`` shows it) as a Label Studio task."""
-    part = {name: ("missing" if v is None else v) for name, v in zip(features, task["x"],
-                                                                     strict=True)}
-    payload: dict[str, Any] = {"data": {"part": part, "sample_id": task["sample_id"],
-                                        "question": task["explanation"],
-                                        "cbeal_task": task["task_id"],
-                                        "cbeal_stream": task["stream"]}}
+    part = {
+        name: ("missing" if v is None else v) for name, v in zip(features, task["x"], strict=True)
+    }
+    payload: dict[str, Any] = {
+        "data": {
+            "part": part,
+            "sample_id": task["sample_id"],
+            "question": task["explanation"],
+            "cbeal_task": task["task_id"],
+            "cbeal_stream": task["stream"],
+        }
+    }
     if task.get("prediction") is not None:
-        payload["predictions"] = [{
-            "model_version": f"cbeal v{task['model_version']}",
-            "score": task["certainty"],
-            "result": [{"from_name": CONTROL, "to_name": "part", "type": "choices",
-                        "value": {"choices": [str(task["prediction"])]}}],
-        }]
+        payload["predictions"] = [
+            {
+                "model_version": f"cbeal v{task['model_version']}",
+                "score": task["certainty"],
+                "result": [
+                    {
+                        "from_name": CONTROL,
+                        "to_name": "part",
+                        "type": "choices",
+                        "value": {"choices": [str(task["prediction"])]},
+                    }
+                ],
+            }
+        ]
     return payload
 
 
-def push(cbeal: Any, label_studio: Any, *, stream: str, project: int, limit: int = 100,
-         lease_seconds: float = 7 * 86400) -> list[int]:
+def push(
+    cbeal: Any,
+    label_studio: Any,
+    *,
+    stream: str,
+    project: int,
+    limit: int = 100,
+    lease_seconds: float = 7 * 86400,
+) -> list[int]:
     """Lease up to `limit` open tasks of `stream` and import them into `project`.
 
     `cbeal` is a :class:`~cbeal.service.client.Client` of the service, `label_studio` an
@@ -66,15 +89,20 @@ def push(cbeal: Any, label_studio: Any, *, stream: str, project: int, limit: int
     taken: list[dict[str, Any]] = []
     seen: set[int] = set()
     while len(taken) < limit:
-        task = cbeal.call("GET", f"/api/v1/streams/{stream}/tasks/next",
-                          params={"lease_seconds": lease_seconds, "held": "false"})
+        task = cbeal.call(
+            "GET",
+            f"/api/v1/streams/{stream}/tasks/next",
+            params={"lease_seconds": lease_seconds, "held": "false"},
+        )
         if task is None or task["task_id"] in seen:
             break
         seen.add(task["task_id"])
         taken.append(task)
     if taken:
-        r = label_studio.post(f"/api/projects/{project}/import",
-                              json=[task_payload(t, config["features"]) for t in taken])
+        r = label_studio.post(
+            f"/api/projects/{project}/import",
+            json=[task_payload(t, config["features"]) for t in taken],
+        )
         r.raise_for_status()
     return [t["task_id"] for t in taken]
 
@@ -91,8 +119,10 @@ def webhook_answer(event: dict[str, Any]) -> tuple[int, str, Any] | None:
     annotation = event.get("annotation") or {}
     task_id = (task.get("data") or {}).get("cbeal_task")
     if not isinstance(task_id, int):
-        raise ValueError("the Label Studio task carries no cbeal_task id; push tasks with "
-                         "`cbeal labelstudio push`")
+        raise ValueError(
+            "the Label Studio task carries no cbeal_task id; push tasks with "
+            "`cbeal labelstudio push`"
+        )
     if annotation.get("was_cancelled"):
         return task_id, "skip", None
     for item in annotation.get("result") or []:

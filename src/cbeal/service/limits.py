@@ -61,9 +61,17 @@ class BodyLimit:
         await self.app(scope, replay, send)
 
     async def _refuse(self, send: Any) -> None:
-        body = json.dumps({"detail": f"request body over {self.max_bytes} bytes; send fewer "
-                           "samples per request"}).encode()
-        await send({"type": "http.response.start", "status": 413,
-                    "headers": [(b"content-type", b"application/json"),
-                                (b"content-length", str(len(body)).encode())]})
+        body = json.dumps(
+            {"detail": f"request body over {self.max_bytes} bytes; send fewer samples per request"}
+        ).encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 413,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                ],
+            }
+        )
         await send({"type": "http.response.body", "body": body})

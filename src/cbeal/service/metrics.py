@@ -16,14 +16,16 @@ class Metrics:
         self.registry = CollectorRegistry()
         r = self.registry
         self.samples = Counter("cbeal_samples_total", "samples decided", ["stream"], registry=r)
-        self.acquired = Counter("cbeal_acquired_total", "samples asked for", ["stream"],
-                                registry=r)
+        self.acquired = Counter("cbeal_acquired_total", "samples asked for", ["stream"], registry=r)
         self.labels = Counter("cbeal_labels_total", "labels received", ["stream"], registry=r)
-        self.latency = Histogram("cbeal_request_seconds", "request time", ["route"], registry=r,
-                                 buckets=(0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5,
-                                          1, 2.5, 5))
-        self.version = Gauge("cbeal_model_version", "model version serving", ["stream"],
-                             registry=r)
+        self.latency = Histogram(
+            "cbeal_request_seconds",
+            "request time",
+            ["route"],
+            registry=r,
+            buckets=(0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5),
+        )
+        self.version = Gauge("cbeal_model_version", "model version serving", ["stream"], registry=r)
         self.spent = Gauge("cbeal_budget_spent", "labels spent", ["stream"], registry=r)
 
     def render(self, service: Any) -> bytes:

@@ -25,8 +25,17 @@ log = logging.getLogger("cbeal.mqtt")
 class Bridge:
     """Subscribe to `topic` on `broker` (host:port) and feed stream `stream` at `url`."""
 
-    def __init__(self, *, broker: str, topic: str, reply_topic: str, stream: str, url: str,
-                 token: str | None, client_id: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        broker: str,
+        topic: str,
+        reply_topic: str,
+        stream: str,
+        url: str,
+        token: str | None,
+        client_id: str | None = None,
+    ) -> None:
         import paho.mqtt.client as mqtt
 
         host, _, port = broker.partition(":")
@@ -34,16 +43,21 @@ class Bridge:
         self.topic, self.reply_topic, self.stream = topic, reply_topic, stream
         self.api = Client(url, token)
         self.client_id = client_id or f"cbeal-bridge-{stream}"
-        self.mqtt = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=self.client_id,
-                                clean_session=False, manual_ack=True)
+        self.mqtt = mqtt.Client(
+            mqtt.CallbackAPIVersion.VERSION2,
+            client_id=self.client_id,
+            clean_session=False,
+            manual_ack=True,
+        )
         self.mqtt.on_connect = self._on_connect
         self.mqtt.on_message = self._on_message
         self.handled = 0
         self.errors = 0
         self.ready = threading.Event()
 
-    def _on_connect(self, client: Any, userdata: Any, flags: Any, reason: Any,
-                    properties: Any = None) -> None:
+    def _on_connect(
+        self, client: Any, userdata: Any, flags: Any, reason: Any, properties: Any = None
+    ) -> None:
         client.subscribe(self.topic, qos=1)
         self.ready.set()
 
@@ -51,8 +65,9 @@ class Bridge:
         try:
             body = json.loads(message.payload)
             items = body["samples"] if isinstance(body, dict) and "samples" in body else [body]
-            reply = self.api.call("POST", f"/api/v1/streams/{self.stream}/samples",
-                                  json={"samples": items})
+            reply = self.api.call(
+                "POST", f"/api/v1/streams/{self.stream}/samples", json={"samples": items}
+            )
         except Exception as exc:  # a malformed message is reported, acknowledged, dropped
             self.errors += 1
             log.warning("MQTT message on %s refused: %s", message.topic, exc)

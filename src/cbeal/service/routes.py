@@ -78,27 +78,37 @@ def add_routes(app: FastAPI, service: Any, role: Any) -> None:
             out = {"name": name, **runtime.status()}
         with service.engine.connect() as conn:
             learned = conn.execute(
-                select(func.count(), func.sum(func.cast(tasks.c.correct, Integer)))
-                .where(tasks.c.stream_id == runtime.stream_id, tasks.c.correct.is_not(None))
+                select(func.count(), func.sum(func.cast(tasks.c.correct, Integer))).where(
+                    tasks.c.stream_id == runtime.stream_id, tasks.c.correct.is_not(None)
+                )
             ).one()
-            received = conn.execute(select(func.count()).where(
-                tasks.c.stream_id == runtime.stream_id,
-                tasks.c.status.in_(("labelled", "learned")))).scalar_one()
-            n_samples = conn.execute(select(func.count()).where(
-                samples.c.stream_id == runtime.stream_id, samples.c.seq > 0)).scalar_one()
+            received = conn.execute(
+                select(func.count()).where(
+                    tasks.c.stream_id == runtime.stream_id,
+                    tasks.c.status.in_(("labelled", "learned")),
+                )
+            ).scalar_one()
+            n_samples = conn.execute(
+                select(func.count()).where(
+                    samples.c.stream_id == runtime.stream_id, samples.c.seq > 0
+                )
+            ).scalar_one()
         n, right = learned
         out.update(
-            samples_received=int(n_samples), labels_received=int(received),
+            samples_received=int(n_samples),
+            labels_received=int(received),
             prequential_accuracy=None if not n else round(int(right or 0) / n, 4),
-            prequential_labels=int(n), queue=service.tasks.queue(name),
+            prequential_labels=int(n),
+            queue=service.tasks.queue(name),
             model_training=service.background.training.get(name),
             last_retrain=service.background.last_retrain.get(name),
         )
         return out
 
     @app.post("/api/v1/streams/{name}/samples", tags=["samples"])
-    def post_samples(name: StreamName, body: SamplesIn,
-                     who: Principal = ingest_role) -> dict[str, Any]:
+    def post_samples(
+        name: StreamName, body: SamplesIn, who: Principal = ingest_role
+    ) -> dict[str, Any]:
         start = time.perf_counter()
         replies = ingest(service.streams, name, [(s.id, s.x) for s in body.samples])
         fresh = [r for r in replies if not r["duplicate"]]
@@ -108,28 +118,33 @@ def add_routes(app: FastAPI, service: Any, role: Any) -> None:
         return {"decisions": replies}
 
     @app.get("/api/v1/streams/{name}/tasks/next", tags=["tasks"], response_model=None)
-    def next_task(name: StreamName,
-                  lease_seconds: Annotated[float | None, Query(gt=0, le=30 * 86400)] = None,
-                  held: bool = True, who: Principal = annotate_role) -> Any:
-        task = service.tasks.lease_next(name, f"{who.name}#{who.token_id}", lease_seconds,
-                                        held)
+    def next_task(
+        name: StreamName,
+        lease_seconds: Annotated[float | None, Query(gt=0, le=30 * 86400)] = None,
+        held: bool = True,
+        who: Principal = annotate_role,
+    ) -> Any:
+        task = service.tasks.lease_next(name, f"{who.name}#{who.token_id}", lease_seconds, held)
         if task is None:
             return Response(status_code=204)
         return task
 
     @app.get("/api/v1/me", tags=["operations"])
     def me(who: Principal = any_role) -> dict[str, Any]:
-        return {"name": who.name, "role": who.role,
-                "undo_seconds": service.settings.undo_seconds}
+        return {"name": who.name, "role": who.role, "undo_seconds": service.settings.undo_seconds}
 
     @app.get("/api/v1/tasks/{task_id}/context", tags=["tasks"])
-    def task_context(task_id: TaskId, top: Annotated[int, Query(ge=1, le=50)] = 8,
-                     who: Principal = annotate_role) -> dict[str, Any]:
+    def task_context(
+        task_id: TaskId, top: Annotated[int, Query(ge=1, le=50)] = 8, who: Principal = annotate_role
+    ) -> dict[str, Any]:
         return sample_context(service.streams, service.tasks.view(task_id), top)
 
     @app.get("/api/v1/streams/{name}/history", tags=["streams"])
-    def stream_history(name: StreamName, points: Annotated[int, Query(ge=2, le=500)] = 60,
-                       who: Principal = any_role) -> dict[str, Any]:
+    def stream_history(
+        name: StreamName,
+        points: Annotated[int, Query(ge=2, le=500)] = 60,
+        who: Principal = any_role,
+    ) -> dict[str, Any]:
         return history(service.streams, name, points)
 
     @app.get("/api/v1/streams/{name}/config", tags=["streams"])
@@ -138,8 +153,9 @@ def add_routes(app: FastAPI, service: Any, role: Any) -> None:
         return config.model_dump(mode="json", exclude={"initial", "history"})
 
     @app.post("/api/v1/integrations/label-studio/webhook", tags=["integrations"])
-    def label_studio_webhook(event: dict[str, Any],
-                             who: Principal = annotate_role) -> dict[str, Any]:
+    def label_studio_webhook(
+        event: dict[str, Any], who: Principal = annotate_role
+    ) -> dict[str, Any]:
         answer = webhook_answer(event)
         if answer is None:
             return {"ignored": str(event.get("action"))}
@@ -171,8 +187,9 @@ def add_routes(app: FastAPI, service: Any, role: Any) -> None:
         return service.tasks.skip(task_id)
 
     @app.post("/api/v1/tasks/{task_id}/cannot-tell", tags=["tasks"])
-    def cannot_tell(task_id: TaskId, body: AnswerIn,
-                    who: Principal = annotate_role) -> dict[str, Any]:
+    def cannot_tell(
+        task_id: TaskId, body: AnswerIn, who: Principal = annotate_role
+    ) -> dict[str, Any]:
         return service.tasks.cannot_tell(task_id, body.request_id, who.name)
 
     @app.post("/api/v1/tasks/{task_id}/undo", tags=["tasks"])
@@ -180,22 +197,32 @@ def add_routes(app: FastAPI, service: Any, role: Any) -> None:
         return service.tasks.undo(task_id)
 
     @app.get("/api/v1/streams/{name}/export", tags=["export"], response_model=None)
-    def export(name: StreamName,
-               format: Annotated[str, Query(pattern="^(csv|parquet)$")] = "csv",
-               who: Principal = admin) -> Response:
+    def export(
+        name: StreamName,
+        format: Annotated[str, Query(pattern="^(csv|parquet)$")] = "csv",
+        who: Principal = admin,
+    ) -> Response:
         from cbeal.service.export import export_table
 
         data, media = export_table(service, name, format)
-        return Response(data, media_type=media, headers={
-            "Content-Disposition": f'attachment; filename="{name}.{format}"'})
+        return Response(
+            data,
+            media_type=media,
+            headers={"Content-Disposition": f'attachment; filename="{name}.{format}"'},
+        )
 
     @app.get("/api/v1/streams/{name}/model", tags=["export"], response_model=None)
     def model_file(name: StreamName, who: Principal = admin) -> Response:
         runtime = service.streams.get(name)
         with runtime.lock:
             if runtime.model is None:
-                return JSONResponse({"detail": "the stream is still in its cold start: no "
-                                     "model yet"}, status_code=409)
+                return JSONResponse(
+                    {"detail": "the stream is still in its cold start: no model yet"},
+                    status_code=409,
+                )
             data = runtime.model.to_bytes()
-        return Response(data, media_type="application/zip", headers={
-            "Content-Disposition": f'attachment; filename="{name}.cbeal"'})
+        return Response(
+            data,
+            media_type="application/zip",
+            headers={"Content-Disposition": f'attachment; filename="{name}.cbeal"'},
+        )

@@ -59,12 +59,14 @@ class Runtime:
             missing = [f for f in features if f not in x]
             extra = [k for k in x if k not in set(features)]
             if missing or extra:
-                raise ValueError(f"sample features do not match the stream's: missing {missing}, "
-                                 f"unknown {extra}")
+                raise ValueError(
+                    f"sample features do not match the stream's: missing {missing}, unknown {extra}"
+                )
             x = [x[f] for f in features]
         if len(x) != len(features):
-            raise ValueError(f"a sample needs {len(features)} values (the stream's features), "
-                             f"got {len(x)}")
+            raise ValueError(
+                f"a sample needs {len(features)} values (the stream's features), got {len(x)}"
+            )
         return [None if v is None else float(v) for v in x]
 
     def label(self, y: Any) -> Any:
@@ -90,11 +92,18 @@ class Runtime:
         if ask:
             self.cold_asked += 1
             self.cold_pending[did] = row
-        return {"id": did if ask else None, "t": None, "acquire": ask,
-                "p_acquire": 1.0 if ask else 0.0,
-                "reason": "cold start: the first labels" if ask else
-                "cold start: waiting for the first labels",
-                "y_pred": None, "certainty": None, "learner_version": 0}
+        return {
+            "id": did if ask else None,
+            "t": None,
+            "acquire": ask,
+            "p_acquire": 1.0 if ask else 0.0,
+            "reason": "cold start: the first labels"
+            if ask
+            else "cold start: waiting for the first labels",
+            "y_pred": None,
+            "certainty": None,
+            "learner_version": 0,
+        }
 
     def reward(self, decision: dict[str, Any], y: Any) -> float | None:
         """The reward label `y` earns (None while cold: no model to reward)."""
@@ -120,8 +129,12 @@ class Runtime:
     def _ready(self) -> bool:
         labels = {repr(y) for _, y in self.cold_labelled}
         # every asked sample answered (none left behind), enough of them, both classes
-        return (self.model is None and not self.cold_pending and len(labels) >= 2
-                and len(self.cold_labelled) >= self.config.cold_start)
+        return (
+            self.model is None
+            and not self.cold_pending
+            and len(labels) >= 2
+            and len(self.cold_labelled) >= self.config.cold_start
+        )
 
     def start(self) -> None:
         """Fit the model of a cold stream on its first labels (the ``start`` event)."""
@@ -148,17 +161,25 @@ class Runtime:
     def status(self) -> dict[str, Any]:
         model = self.model
         if model is None:
-            return {"state": "cold start", "labels_wanted": self.config.cold_start,
-                    "labels_received": len(self.cold_labelled)}
+            return {
+                "state": "cold start",
+                "labels_wanted": self.config.cold_start,
+                "labels_received": len(self.cold_labelled),
+            }
         budget = model.budget_
         return {
             "state": "running",
             "samples_seen": int(model.t_),
             "labels_learned": int(model.n_labels_),
-            "budget": {"kind": type(budget).__name__, "spec": str(budget),
-                       "spent": int(model.budget_used_), "left_now": int(model.budget_left)},
-            "weights": dict(zip(model.agent_names, np.round(model.weights_, 4).tolist(),
-                                strict=True)),
+            "budget": {
+                "kind": type(budget).__name__,
+                "spec": str(budget),
+                "spent": int(model.budget_used_),
+                "left_now": int(model.budget_left),
+            },
+            "weights": dict(
+                zip(model.agent_names, np.round(model.weights_, 4).tolist(), strict=True)
+            ),
             "model_version": int(model.learner_version),
             "labels_since_refit": int(model.labels_since_refit),
         }

@@ -60,8 +60,9 @@ events = Table(
 samples = Table(
     "samples",
     metadata,
-    Column("id", BigInteger().with_variant(Integer, "sqlite"), primary_key=True,
-           autoincrement=True),
+    Column(
+        "id", BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
+    ),
     Column("stream_id", Integer, ForeignKey("streams.id"), nullable=False),
     Column("sample_id", String(200), nullable=False),
     Column("seq", BigInteger, nullable=False),
@@ -81,8 +82,9 @@ samples = Table(
 tasks = Table(
     "tasks",
     metadata,
-    Column("id", BigInteger().with_variant(Integer, "sqlite"), primary_key=True,
-           autoincrement=True),
+    Column(
+        "id", BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
+    ),
     Column("stream_id", Integer, ForeignKey("streams.id"), nullable=False),
     Column("sample_pk", BigInteger, ForeignKey("samples.id"), nullable=False, unique=True),
     Column("decision_id", String(64), nullable=False),

@@ -10,8 +10,17 @@ from sqlalchemy import Connection, and_, delete, insert, or_, select, update
 
 from cbeal.service.schema import checkpoints, events, streams
 
-__all__ = ["LeaseLost", "acquire_lease", "append_events", "latest_checkpoint", "now",
-           "read_events", "release_leases", "renew_leases", "save_checkpoint"]
+__all__ = [
+    "LeaseLost",
+    "acquire_lease",
+    "append_events",
+    "latest_checkpoint",
+    "now",
+    "read_events",
+    "release_leases",
+    "renew_leases",
+    "save_checkpoint",
+]
 
 
 class LeaseLost(RuntimeError):
@@ -23,8 +32,14 @@ def now() -> float:
     return time.time()
 
 
-def append_events(conn: Connection, stream_id: int, owner: str, last_seq: int,
-                  kinds_payloads: list[tuple[str, dict[str, Any]]], lease_seconds: float) -> int:
+def append_events(
+    conn: Connection,
+    stream_id: int,
+    owner: str,
+    last_seq: int,
+    kinds_payloads: list[tuple[str, dict[str, Any]]],
+    lease_seconds: float,
+) -> int:
     """Append events after `last_seq`; the stream row must still say `last_seq` and `owner`.
 
     This is the fencing check: a process that lost its lease (or any stale copy of a
@@ -34,17 +49,24 @@ def append_events(conn: Connection, stream_id: int, owner: str, last_seq: int,
     new = last_seq + len(kinds_payloads)
     res = conn.execute(
         update(streams)
-        .where(streams.c.id == stream_id, streams.c.last_seq == last_seq,
-               streams.c.owner == owner)
+        .where(streams.c.id == stream_id, streams.c.last_seq == last_seq, streams.c.owner == owner)
         .values(last_seq=new, lease_until=t + lease_seconds)
     )
     if res.rowcount != 1:
         raise LeaseLost(f"stream {stream_id} moved on without this process")
-    conn.execute(insert(events), [
-        {"stream_id": stream_id, "seq": last_seq + 1 + i, "kind": kind, "payload": payload,
-         "created_at": t}
-        for i, (kind, payload) in enumerate(kinds_payloads)
-    ])
+    conn.execute(
+        insert(events),
+        [
+            {
+                "stream_id": stream_id,
+                "seq": last_seq + 1 + i,
+                "kind": kind,
+                "payload": payload,
+                "created_at": t,
+            }
+            for i, (kind, payload) in enumerate(kinds_payloads)
+        ],
+    )
     return new
 
 
@@ -54,9 +76,10 @@ def acquire_lease(conn: Connection, name: str, owner: str, lease_seconds: float)
     t = now()
     res = conn.execute(
         update(streams)
-        .where(streams.c.name == name,
-               or_(streams.c.owner.is_(None), streams.c.owner == owner,
-                   streams.c.lease_until < t))
+        .where(
+            streams.c.name == name,
+            or_(streams.c.owner.is_(None), streams.c.owner == owner, streams.c.lease_until < t),
+        )
         .values(owner=owner, lease_until=t + lease_seconds)
     )
     if res.rowcount != 1:
@@ -66,8 +89,11 @@ def acquire_lease(conn: Connection, name: str, owner: str, lease_seconds: float)
 
 def take_over(conn: Connection, name: str, dead: str, owner: str, lease_seconds: float) -> Any:
     """Take the lease held by `dead` (a process known to have died); returns the row or None."""
-    res = conn.execute(update(streams).where(streams.c.name == name, streams.c.owner == dead)
-                       .values(owner=owner, lease_until=now() + lease_seconds))
+    res = conn.execute(
+        update(streams)
+        .where(streams.c.name == name, streams.c.owner == dead)
+        .values(owner=owner, lease_until=now() + lease_seconds)
+    )
     if res.rowcount != 1:
         return None
     return conn.execute(select(streams).where(streams.c.name == name)).first()
@@ -99,43 +125,55 @@ def renew_leases(conn: Connection, owner: str, ids: list[int], lease_seconds: fl
     if not ids:
         return set()
     conn.execute(
-        update(streams).where(streams.c.owner == owner, streams.c.id.in_(ids))
+        update(streams)
+        .where(streams.c.owner == owner, streams.c.id.in_(ids))
         .values(lease_until=now() + lease_seconds)
     )
-    rows = conn.execute(select(streams.c.id).where(streams.c.owner == owner,
-                                                   streams.c.id.in_(ids))).all()
+    rows = conn.execute(
+        select(streams.c.id).where(streams.c.owner == owner, streams.c.id.in_(ids))
+    ).all()
     return {r.id for r in rows}
 
 
 def release_leases(conn: Connection, owner: str) -> None:
-    conn.execute(update(streams).where(streams.c.owner == owner)
-                 .values(owner=None, lease_until=None))
+    conn.execute(
+        update(streams).where(streams.c.owner == owner).values(owner=None, lease_until=None)
+    )
 
 
 def latest_checkpoint(conn: Connection, stream_id: int) -> Any:
     return conn.execute(
         select(checkpoints.c.seq, checkpoints.c.model)
         .where(checkpoints.c.stream_id == stream_id)
-        .order_by(checkpoints.c.seq.desc()).limit(1)
+        .order_by(checkpoints.c.seq.desc())
+        .limit(1)
     ).first()
 
 
 def save_checkpoint(conn: Connection, stream_id: int, seq: int, data: bytes) -> None:
     """Store the model after event `seq`; keep this one and the one before it."""
-    conn.execute(insert(checkpoints).values(stream_id=stream_id, seq=seq, model=data,
-                                            created_at=now()))
+    conn.execute(
+        insert(checkpoints).values(stream_id=stream_id, seq=seq, model=data, created_at=now())
+    )
     keep = conn.execute(
-        select(checkpoints.c.seq).where(checkpoints.c.stream_id == stream_id)
-        .order_by(checkpoints.c.seq.desc()).limit(2)
+        select(checkpoints.c.seq)
+        .where(checkpoints.c.stream_id == stream_id)
+        .order_by(checkpoints.c.seq.desc())
+        .limit(2)
     ).all()
     oldest_kept = min(r.seq for r in keep)
-    conn.execute(delete(checkpoints).where(and_(checkpoints.c.stream_id == stream_id,
-                                                checkpoints.c.seq < oldest_kept)))
+    conn.execute(
+        delete(checkpoints).where(
+            and_(checkpoints.c.stream_id == stream_id, checkpoints.c.seq < oldest_kept)
+        )
+    )
 
 
 def read_events(conn: Connection, stream_id: int, after: int) -> list[Any]:
-    return list(conn.execute(
-        select(events.c.seq, events.c.kind, events.c.payload)
-        .where(events.c.stream_id == stream_id, events.c.seq > after)
-        .order_by(events.c.seq)
-    ))
+    return list(
+        conn.execute(
+            select(events.c.seq, events.c.kind, events.c.payload)
+            .where(events.c.stream_id == stream_id, events.c.seq > after)
+            .order_by(events.c.seq)
+        )
+    )

@@ -30,8 +30,10 @@ class StreamBusy(RuntimeError):
     """Another live process owns the stream."""
 
     def __init__(self, name: str, owner: str, until: float) -> None:
-        super().__init__(f"stream {name!r} is served by another process ({owner}) until its "
-                         "lease expires; send its requests there, or retry in a few seconds")
+        super().__init__(
+            f"stream {name!r} is served by another process ({owner}) until its "
+            "lease expires; send its requests there, or retry in a few seconds"
+        )
         self.retry_after = max(1, int(until - store.now()) + 1)
 
 
@@ -54,10 +56,16 @@ class Streams:
                 raise FileExistsError(f"a stream named {config.name!r} exists already")
         runtime = Runtime(0, config)  # fits D0 (raises on bad data before anything is stored)
         with self.engine.begin() as conn:
-            res = conn.execute(insert(streams).values(
-                name=config.name, config=config.model_dump(mode="json"),
-                created_at=store.now(), last_seq=0, owner=self.owner,
-                lease_until=store.now() + self.lease_seconds))
+            res = conn.execute(
+                insert(streams).values(
+                    name=config.name,
+                    config=config.model_dump(mode="json"),
+                    created_at=store.now(),
+                    last_seq=0,
+                    owner=self.owner,
+                    lease_until=store.now() + self.lease_seconds,
+                )
+            )
             runtime.stream_id = int(res.inserted_primary_key[0])  # type: ignore[index]
             if config.initial is not None:
                 _store_initial(conn, runtime)
@@ -126,10 +134,14 @@ class Streams:
         with self.engine.connect() as conn:
             ckpt = store.latest_checkpoint(conn, got.id)
             log = store.read_events(conn, got.id, ckpt.seq if ckpt else 0)
-            stored = {r.sample_id: r for r in conn.execute(
-                select(samples.c.sample_id, samples.c.decision_id, samples.c.acquire)
-                .where(samples.c.stream_id == got.id,
-                       samples.c.seq > (ckpt.seq if ckpt else 0)))}
+            stored = {
+                r.sample_id: r
+                for r in conn.execute(
+                    select(samples.c.sample_id, samples.c.decision_id, samples.c.acquire).where(
+                        samples.c.stream_id == got.id, samples.c.seq > (ckpt.seq if ckpt else 0)
+                    )
+                )
+            }
         if ckpt is not None:
             from cbeal.models import CbeAL
 
@@ -140,8 +152,10 @@ class Streams:
             runtime = Runtime(got.id, config)
         replay(runtime, log, stored)
         if runtime.seq != got.last_seq:
-            raise store.LeaseLost(f"stream {name!r}: the log ends at {runtime.seq}, the stream "
-                                  f"row says {got.last_seq}")
+            raise store.LeaseLost(
+                f"stream {name!r}: the log ends at {runtime.seq}, the stream "
+                f"row says {got.last_seq}"
+            )
         return runtime
 
 
@@ -152,17 +166,52 @@ def _store_initial(conn: Any, runtime: Runtime) -> None:
     assert init is not None
     t = store.now()
     ids = init.ids or [f"initial-{i}" for i in range(len(init.x))]
-    decision = {"id": None, "t": None, "acquire": False, "p_acquire": 0.0, "y_pred": None,
-                "certainty": None, "learner_version": 0, "reason": "initial labelled set"}
-    made = conn.execute(insert(samples).returning(samples.c.id, sort_by_parameter_order=True), [
-        {"stream_id": runtime.stream_id, "sample_id": sid, "seq": 0, "x": runtime.row(x),
-         "received_at": t, "decision_id": None, "acquire": False, "p_acquire": 0.0,
-         "prediction": None, "certainty": None, "model_version": 0, "decision": decision}
-        for sid, x in zip(ids, init.x, strict=True)]).all()
-    conn.execute(insert(tasks), [
-        {"stream_id": runtime.stream_id, "sample_pk": r.id, "decision_id": "initial",
-         "status": "initial", "created_at": t, "skips": 0, "label": y, "labelled_at": t}
-        for r, y in zip(made, init.y, strict=True)])
+    decision = {
+        "id": None,
+        "t": None,
+        "acquire": False,
+        "p_acquire": 0.0,
+        "y_pred": None,
+        "certainty": None,
+        "learner_version": 0,
+        "reason": "initial labelled set",
+    }
+    made = conn.execute(
+        insert(samples).returning(samples.c.id, sort_by_parameter_order=True),
+        [
+            {
+                "stream_id": runtime.stream_id,
+                "sample_id": sid,
+                "seq": 0,
+                "x": runtime.row(x),
+                "received_at": t,
+                "decision_id": None,
+                "acquire": False,
+                "p_acquire": 0.0,
+                "prediction": None,
+                "certainty": None,
+                "model_version": 0,
+                "decision": decision,
+            }
+            for sid, x in zip(ids, init.x, strict=True)
+        ],
+    ).all()
+    conn.execute(
+        insert(tasks),
+        [
+            {
+                "stream_id": runtime.stream_id,
+                "sample_pk": r.id,
+                "decision_id": "initial",
+                "status": "initial",
+                "created_at": t,
+                "skips": 0,
+                "label": y,
+                "labelled_at": t,
+            }
+            for r, y in zip(made, init.y, strict=True)
+        ],
+    )
 
 
 class ReplayMismatch(RuntimeError):
@@ -176,15 +225,20 @@ def replay(runtime: Runtime, log: list[Any], stored: dict[str, Any]) -> None:
         ev = log[i]
         if ev.kind == "sample":
             batch = [ev]
-            while i + len(batch) < len(log) and log[i + len(batch)].kind == "sample" and \
-                    log[i + len(batch)].payload["batch"] == ev.payload["batch"]:
+            while (
+                i + len(batch) < len(log)
+                and log[i + len(batch)].kind == "sample"
+                and log[i + len(batch)].payload["batch"] == ev.payload["batch"]
+            ):
                 batch.append(log[i + len(batch)])
             decisions = runtime.decide([e.payload["x"] for e in batch], ev.seq)
             for e, d in zip(batch, decisions, strict=True):
                 row = stored.get(e.payload["sample_id"])
                 if row is not None and (row.acquire != d["acquire"] or row.decision_id != d["id"]):
-                    raise ReplayMismatch(f"event {e.seq}: replayed decision {d['id']} "
-                                         f"({d['acquire']}) differs from {row.decision_id}")
+                    raise ReplayMismatch(
+                        f"event {e.seq}: replayed decision {d['id']} "
+                        f"({d['acquire']}) differs from {row.decision_id}"
+                    )
             i += len(batch)
             runtime.seq = batch[-1].seq
             continue

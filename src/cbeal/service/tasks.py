@@ -57,31 +57,50 @@ class TaskOps:
 
     def view(self, task_id: int) -> dict[str, Any]:
         """A task as the API shows it: the sample, the decision and the answer so far."""
-        q = (select(tasks, samples.c.sample_id, samples.c.x, samples.c.decision,
-                    samples.c.received_at)
-             .select_from(tasks.join(samples, samples.c.id == tasks.c.sample_pk))
-             .where(tasks.c.id == task_id))
+        q = (
+            select(
+                tasks, samples.c.sample_id, samples.c.x, samples.c.decision, samples.c.received_at
+            )
+            .select_from(tasks.join(samples, samples.c.id == tasks.c.sample_pk))
+            .where(tasks.c.id == task_id)
+        )
         with self.streams.engine.connect() as conn:
             r = conn.execute(q).first()
         if r is None:
             raise NotFound(f"no task {task_id}")
         d = r.decision
         return {
-            "task_id": r.id, "stream": self._stream_name(r.stream_id), "status": r.status,
-            "sample_id": r.sample_id, "x": r.x,
-            "received_at": r.received_at, "created_at": r.created_at, "skips": r.skips,
-            "lease_until": r.lease_until, "label": r.label, "labelled_at": r.labelled_at,
-            "learned_at": r.learned_at, "reward": r.reward, "correct": r.correct,
-            "decision_id": d["id"], "prediction": d["y_pred"], "certainty": d["certainty"],
-            "question": question_kind(d), "explanation": explain(d),
-            "asked_by": [n for n, p in zip(d.get("agent_names", []), d.get("advice", []),
-                                           strict=True) if p >= 0.5],
+            "task_id": r.id,
+            "stream": self._stream_name(r.stream_id),
+            "status": r.status,
+            "sample_id": r.sample_id,
+            "x": r.x,
+            "received_at": r.received_at,
+            "created_at": r.created_at,
+            "skips": r.skips,
+            "lease_until": r.lease_until,
+            "label": r.label,
+            "labelled_at": r.labelled_at,
+            "learned_at": r.learned_at,
+            "reward": r.reward,
+            "correct": r.correct,
+            "decision_id": d["id"],
+            "prediction": d["y_pred"],
+            "certainty": d["certainty"],
+            "question": question_kind(d),
+            "explanation": explain(d),
+            "asked_by": [
+                n
+                for n, p in zip(d.get("agent_names", []), d.get("advice", []), strict=True)
+                if p >= 0.5
+            ],
             "model_version": d["learner_version"],
         }
 
     # ------------------------------------------------------------------ queue
-    def lease_next(self, name: str, holder: str, lease_seconds: float | None = None,
-                   held: bool = True) -> dict[str, Any] | None:
+    def lease_next(
+        self, name: str, holder: str, lease_seconds: float | None = None, held: bool = True
+    ) -> dict[str, Any] | None:
         """Lease the oldest open task (tasks skipped fewer times first); None if none.
 
         With `held`, a task the holder leased already comes back first (a page reload);
@@ -92,24 +111,37 @@ class TaskOps:
         for _ in range(5):  # another expert may take the same task between read and update
             t = store.now()
             with self.streams.engine.begin() as conn:
-                mine = None if not held else conn.execute(
-                    select(tasks.c.id).where(tasks.c.stream_id == runtime.stream_id,
-                                             tasks.c.status == "open",
-                                             tasks.c.lease_owner == holder,
-                                             tasks.c.lease_until > t)
-                    .order_by(tasks.c.id).limit(1)).first()
+                mine = (
+                    None
+                    if not held
+                    else conn.execute(
+                        select(tasks.c.id)
+                        .where(
+                            tasks.c.stream_id == runtime.stream_id,
+                            tasks.c.status == "open",
+                            tasks.c.lease_owner == holder,
+                            tasks.c.lease_until > t,
+                        )
+                        .order_by(tasks.c.id)
+                        .limit(1)
+                    ).first()
+                )
                 if mine is not None:  # a page reload gets the same task back
                     return self.view(mine.id)
                 free = or_(tasks.c.lease_until.is_(None), tasks.c.lease_until <= t)
                 row = conn.execute(
-                    select(tasks.c.id).where(tasks.c.stream_id == runtime.stream_id,
-                                             tasks.c.status == "open", free)
-                    .order_by(tasks.c.skips, tasks.c.id).limit(1)).first()
+                    select(tasks.c.id)
+                    .where(tasks.c.stream_id == runtime.stream_id, tasks.c.status == "open", free)
+                    .order_by(tasks.c.skips, tasks.c.id)
+                    .limit(1)
+                ).first()
                 if row is None:
                     return None
-                got = conn.execute(update(tasks).where(tasks.c.id == row.id, free,
-                                                       tasks.c.status == "open")
-                                   .values(lease_owner=holder, lease_until=t + seconds))
+                got = conn.execute(
+                    update(tasks)
+                    .where(tasks.c.id == row.id, free, tasks.c.status == "open")
+                    .values(lease_owner=holder, lease_until=t + seconds)
+                )
             if got.rowcount == 1:
                 return self.view(row.id)
         raise Conflict("the queue is busy; retry")
@@ -118,15 +150,19 @@ class TaskOps:
         runtime = self.streams.get(name)
         t = store.now()
         with self.streams.engine.connect() as conn:
-            rows = conn.execute(select(tasks.c.status, tasks.c.created_at, tasks.c.lease_until)
-                                .where(tasks.c.stream_id == runtime.stream_id,
-                                       tasks.c.status.in_(("open", "labelled")))).all()
+            rows = conn.execute(
+                select(tasks.c.status, tasks.c.created_at, tasks.c.lease_until).where(
+                    tasks.c.stream_id == runtime.stream_id, tasks.c.status.in_(("open", "labelled"))
+                )
+            ).all()
         open_ = [r for r in rows if r.status == "open"]
         leased = [r for r in open_ if r.lease_until is not None and r.lease_until > t]
-        return {"open": len(open_), "leased": len(leased),
-                "waiting_to_learn": sum(r.status == "labelled" for r in rows),
-                "oldest_age_seconds": round(t - min(r.created_at for r in open_), 1)
-                if open_ else None}
+        return {
+            "open": len(open_),
+            "leased": len(leased),
+            "waiting_to_learn": sum(r.status == "labelled" for r in rows),
+            "oldest_age_seconds": round(t - min(r.created_at for r in open_), 1) if open_ else None,
+        }
 
     # ------------------------------------------------------------------ answers
     def label(self, task_id: int, label: Any, request_id: str, by: str) -> dict[str, Any]:
@@ -138,11 +174,19 @@ class TaskOps:
                 return self.view(task_id)  # the same request again
             raise Conflict(f"task {task_id} is {task.status}; undo the answer first")
         with self.streams.engine.begin() as conn:
-            res = conn.execute(update(tasks).where(tasks.c.id == task_id,
-                                                   tasks.c.status == "open")
-                               .values(status="labelled", label=value, request_id=request_id,
-                                       labelled_at=store.now(), labelled_by=by,
-                                       lease_owner=None, lease_until=None))
+            res = conn.execute(
+                update(tasks)
+                .where(tasks.c.id == task_id, tasks.c.status == "open")
+                .values(
+                    status="labelled",
+                    label=value,
+                    request_id=request_id,
+                    labelled_at=store.now(),
+                    labelled_by=by,
+                    lease_owner=None,
+                    lease_until=None,
+                )
+            )
         if res.rowcount != 1:
             return self.label(task_id, label, request_id, by)  # raced: answer from the new state
         if self.undo_seconds <= 0:
@@ -152,13 +196,18 @@ class TaskOps:
     def undo(self, task_id: int) -> dict[str, Any]:
         task = self._task(task_id)
         if task.status in ("learned", "cannot_tell", "expired"):
-            raise Conflict(f"task {task_id} was {task.status} already; the model has used the "
-                           f"answer (the undo window is {self.undo_seconds:g} s)")
+            raise Conflict(
+                f"task {task_id} was {task.status} already; the model has used the "
+                f"answer (the undo window is {self.undo_seconds:g} s)"
+            )
         with self.streams.engine.begin() as conn:
-            conn.execute(update(tasks).where(tasks.c.id == task_id,
-                                             tasks.c.status == "labelled")
-                         .values(status="open", label=None, request_id=None, labelled_at=None,
-                                 labelled_by=None))
+            conn.execute(
+                update(tasks)
+                .where(tasks.c.id == task_id, tasks.c.status == "labelled")
+                .values(
+                    status="open", label=None, request_id=None, labelled_at=None, labelled_by=None
+                )
+            )
         view = self.view(task_id)
         if view["status"] != "open":
             raise Conflict(f"task {task_id} is {view['status']}: too late to undo")
@@ -169,8 +218,11 @@ class TaskOps:
         if task.status != "open":
             raise Conflict(f"task {task_id} is {task.status}; only open tasks can be skipped")
         with self.streams.engine.begin() as conn:
-            conn.execute(update(tasks).where(tasks.c.id == task_id, tasks.c.status == "open")
-                         .values(skips=tasks.c.skips + 1, lease_owner=None, lease_until=None))
+            conn.execute(
+                update(tasks)
+                .where(tasks.c.id == task_id, tasks.c.status == "open")
+                .values(skips=tasks.c.skips + 1, lease_owner=None, lease_until=None)
+            )
         return self.view(task_id)
 
     def cannot_tell(self, task_id: int, request_id: str, by: str) -> dict[str, Any]:
@@ -187,11 +239,17 @@ class TaskOps:
         """Teach the model the labels whose undo window has passed (or task `task_id`)."""
         t = store.now()
         cond = [tasks.c.status == "labelled"]
-        cond.append(tasks.c.id == task_id if task_id is not None
-                    else tasks.c.labelled_at <= t - self.undo_seconds)
+        cond.append(
+            tasks.c.id == task_id
+            if task_id is not None
+            else tasks.c.labelled_at <= t - self.undo_seconds
+        )
         with self.streams.engine.connect() as conn:
-            due = conn.execute(select(tasks.c.id, tasks.c.stream_id).where(and_(*cond))
-                               .order_by(tasks.c.labelled_at, tasks.c.id)).all()
+            due = conn.execute(
+                select(tasks.c.id, tasks.c.stream_id)
+                .where(and_(*cond))
+                .order_by(tasks.c.labelled_at, tasks.c.id)
+            ).all()
         owned = {rt.stream_id for rt in self.streams.owned().values()}
         done = 0
         for row in due:
@@ -206,30 +264,48 @@ class TaskOps:
         runtime = self.streams.get(name)
         with runtime.lock:
             with self.streams.engine.connect() as conn:
-                fresh = conn.execute(select(tasks, samples.c.decision)
-                                     .select_from(tasks.join(samples,
-                                                             samples.c.id == tasks.c.sample_pk))
-                                     .where(tasks.c.id == task_id)).first()
+                fresh = conn.execute(
+                    select(tasks, samples.c.decision)
+                    .select_from(tasks.join(samples, samples.c.id == tasks.c.sample_pk))
+                    .where(tasks.c.id == task_id)
+                ).first()
             if fresh is None or fresh.status != "labelled":
                 return 0  # undone, or learned by another call
             d = fresh.decision
             try:
                 reward = runtime.reward(d, fresh.label)
                 events: list[tuple[str, dict[str, Any]]] = [
-                    ("label", {"task_id": task_id, "decision_id": fresh.decision_id,
-                               "label": fresh.label})]
+                    (
+                        "label",
+                        {
+                            "task_id": task_id,
+                            "decision_id": fresh.decision_id,
+                            "label": fresh.label,
+                        },
+                    )
+                ]
                 if runtime.learn(fresh.decision_id, fresh.label):
                     runtime.start()
                     events.append(("start", {}))
                 with self.streams.engine.begin() as conn:
-                    seq = store.append_events(conn, runtime.stream_id, self.streams.owner,
-                                              runtime.seq, events, self.streams.lease_seconds)
-                    res = conn.execute(update(tasks).where(tasks.c.id == task_id,
-                                                           tasks.c.status == "labelled")
-                                       .values(status="learned", learned_at=store.now(),
-                                               reward=reward,
-                                               correct=None if d["y_pred"] is None
-                                               else d["y_pred"] == fresh.label))
+                    seq = store.append_events(
+                        conn,
+                        runtime.stream_id,
+                        self.streams.owner,
+                        runtime.seq,
+                        events,
+                        self.streams.lease_seconds,
+                    )
+                    res = conn.execute(
+                        update(tasks)
+                        .where(tasks.c.id == task_id, tasks.c.status == "labelled")
+                        .values(
+                            status="learned",
+                            learned_at=store.now(),
+                            reward=reward,
+                            correct=None if d["y_pred"] is None else d["y_pred"] == fresh.label,
+                        )
+                    )
                     if res.rowcount != 1:
                         raise store.LeaseLost(f"task {task_id} changed while it was learned")
                 runtime.seq = seq
@@ -240,8 +316,9 @@ class TaskOps:
                 self.after_learning(name, runtime)
         return 1
 
-    def _close(self, task: Any, status: str, *, refund: bool, request_id: str | None,
-               by: str | None) -> None:
+    def _close(
+        self, task: Any, status: str, *, refund: bool, request_id: str | None, by: str | None
+    ) -> None:
         name = self._stream_name(task.stream_id)
         runtime = self.streams.get(name)
         with runtime.lock:
@@ -249,14 +326,34 @@ class TaskOps:
                 runtime.cancel(task.decision_id, refund)
                 with self.streams.engine.begin() as conn:
                     seq = store.append_events(
-                        conn, runtime.stream_id, self.streams.owner, runtime.seq,
-                        [("cancel", {"task_id": task.id, "decision_id": task.decision_id,
-                                     "refund": refund})], self.streams.lease_seconds)
-                    res = conn.execute(update(tasks).where(tasks.c.id == task.id,
-                                                           tasks.c.status == "open")
-                                       .values(status=status, request_id=request_id,
-                                               labelled_at=store.now(), labelled_by=by,
-                                               lease_owner=None, lease_until=None))
+                        conn,
+                        runtime.stream_id,
+                        self.streams.owner,
+                        runtime.seq,
+                        [
+                            (
+                                "cancel",
+                                {
+                                    "task_id": task.id,
+                                    "decision_id": task.decision_id,
+                                    "refund": refund,
+                                },
+                            )
+                        ],
+                        self.streams.lease_seconds,
+                    )
+                    res = conn.execute(
+                        update(tasks)
+                        .where(tasks.c.id == task.id, tasks.c.status == "open")
+                        .values(
+                            status=status,
+                            request_id=request_id,
+                            labelled_at=store.now(),
+                            labelled_by=by,
+                            lease_owner=None,
+                            lease_until=None,
+                        )
+                    )
                     if res.rowcount != 1:
                         raise store.LeaseLost(f"task {task.id} changed while it was closed")
                 runtime.seq = seq
@@ -272,9 +369,13 @@ class TaskOps:
             if ttl is None:
                 continue
             with self.streams.engine.connect() as conn:
-                old = conn.execute(select(tasks).where(
-                    tasks.c.stream_id == runtime.stream_id, tasks.c.status == "open",
-                    tasks.c.created_at < store.now() - ttl)).all()
+                old = conn.execute(
+                    select(tasks).where(
+                        tasks.c.stream_id == runtime.stream_id,
+                        tasks.c.status == "open",
+                        tasks.c.created_at < store.now() - ttl,
+                    )
+                ).all()
             for task in old:
                 self._close(task, "expired", refund=True, request_id=None, by=None)
                 n += 1

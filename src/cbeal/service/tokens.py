@@ -52,8 +52,11 @@ def create_token(engine: Engine, *, role: str, name: str) -> str:
         raise ParameterError("a token needs a name of 1 to 100 characters (who uses it)")
     token = "cbeal_" + secrets.token_urlsafe(32)
     with engine.begin() as conn:
-        conn.execute(insert(tokens).values(name=name, role=role, token_hash=hash_token(token),
-                                           created_at=time.time()))
+        conn.execute(
+            insert(tokens).values(
+                name=name, role=role, token_hash=hash_token(token), created_at=time.time()
+            )
+        )
     return token
 
 
@@ -63,8 +66,9 @@ def lookup_token(engine: Engine, token: str) -> Principal | None:
         return None
     with engine.connect() as conn:
         row: Any = conn.execute(
-            select(tokens.c.id, tokens.c.name, tokens.c.role, tokens.c.revoked_at)
-            .where(tokens.c.token_hash == hash_token(token))
+            select(tokens.c.id, tokens.c.name, tokens.c.role, tokens.c.revoked_at).where(
+                tokens.c.token_hash == hash_token(token)
+            )
         ).first()
     if row is None or row.revoked_at is not None:
         return None

@@ -109,8 +109,11 @@ def read_frame(path: str | Path) -> Any:
         raise InvalidInputError(f"data file {str(path)!r} not found{where}. Check the path.")
     frame = _read(path, ext)
     frame.columns = [str(c) for c in frame.columns]
-    renamed = [c for c in frame.columns if "." in c and c.rsplit(".", 1)[0] in frame.columns
-               and c.rsplit(".", 1)[1].isdigit()]
+    renamed = [
+        c
+        for c in frame.columns
+        if "." in c and c.rsplit(".", 1)[0] in frame.columns and c.rsplit(".", 1)[1].isdigit()
+    ]
     if renamed:  # pandas renames a repeated header "x" to "x.1"
         raise InvalidInputError(
             f"{path.name} repeats the column name(s) "
@@ -154,8 +157,9 @@ def _separator(path: Path, ext: str) -> str:
 
 
 def _nearby(path: Path) -> str:
-    found = sorted(p.name for p in path.parent.iterdir()
-                   if p.suffix.lower() in SUPPORTED_EXTENSIONS)
+    found = sorted(
+        p.name for p in path.parent.iterdir() if p.suffix.lower() in SUPPORTED_EXTENSIONS
+    )
     return ", ".join(found[:10]) or "no data files"
 
 
@@ -179,8 +183,7 @@ def check_column(name: str, columns: Sequence[str], *, role: str, option: str) -
         close = [c for c in columns if c.lower() == name.lower()][:1]
     hint = f"did you mean {close[0]!r}? " if close else ""
     raise InvalidInputError(
-        f"no {role} column {name!r}; {hint}Pass one of the columns with {option}: "
-        f"{_names(columns)}"
+        f"no {role} column {name!r}; {hint}Pass one of the columns with {option}: {_names(columns)}"
     )
 
 
@@ -279,7 +282,12 @@ def _datetime_keys(pd: Any, col: Any) -> np.ndarray:
 
 
 def _feature_columns(
-    frame: Any, *, label: str, time: str | None, ids: list[str], features: list[str],
+    frame: Any,
+    *,
+    label: str,
+    time: str | None,
+    ids: list[str],
+    features: list[str],
     drop: list[str],
 ) -> tuple[list[str], list[str]]:
     """(features, ignored non-numeric columns); explicit `features` must all be numeric."""
@@ -378,16 +386,26 @@ def load_table(
     if time is not None:
         check_column(time, columns, role="time", option="`time`")
         if time == label:
-            raise InvalidInputError(f"{label!r} cannot be both the label and the time column; "
-                                    "pass another column with `time`, or leave it out.")
+            raise InvalidInputError(
+                f"{label!r} cannot be both the label and the time column; "
+                "pass another column with `time`, or leave it out."
+            )
     id_names = _split_names(ids)
     for name in id_names:
         check_column(name, columns, role="id", option="`ids`")
         if name == label:
-            raise InvalidInputError(f"{label!r} is the label column and cannot also be an id "
-                                    "column; remove it from `ids`.")
-    names, ignored = _feature_columns(frame, label=label, time=time, ids=id_names,
-                                      features=_split_names(features), drop=_split_names(drop))
+            raise InvalidInputError(
+                f"{label!r} is the label column and cannot also be an id "
+                "column; remove it from `ids`."
+            )
+    names, ignored = _feature_columns(
+        frame,
+        label=label,
+        time=time,
+        ids=id_names,
+        features=_split_names(features),
+        drop=_split_names(drop),
+    )
     y = _labels(frame, label)
     if np.unique(y).size < 2:
         raise InvalidInputError(
@@ -409,7 +427,18 @@ def load_table(
         order, text, keys = _time_order(frame, time)
         X, y, row, stamps, values = X[order], y[order], row[order], text[order], keys[order]
         carried = {n: v[order] for n, v in carried.items()}
-    return Table(X=X, y=y, row=row, time=stamps, feature_names=tuple(names),
-                 ignored=tuple(ignored), label=label, time_column=time, path=Path(path),
-                 sha256=_sha256(Path(path)), shape=(int(frame.shape[0]), int(frame.shape[1])),
-                 time_value=values, ids=carried)
+    return Table(
+        X=X,
+        y=y,
+        row=row,
+        time=stamps,
+        feature_names=tuple(names),
+        ignored=tuple(ignored),
+        label=label,
+        time_column=time,
+        path=Path(path),
+        sha256=_sha256(Path(path)),
+        shape=(int(frame.shape[0]), int(frame.shape[1])),
+        time_value=values,
+        ids=carried,
+    )

@@ -11,5 +11,16 @@ from cbeal.tablerun.options import RunOptions, parse_budget
 from cbeal.tablerun.run import Plan, SeedRun, UserRun, execute, prepare, run
 from cbeal.tablerun.split import Split, make_split
 
-__all__ = ["Estimate", "Plan", "RunOptions", "SeedRun", "Split", "UserRun", "execute",
-           "make_split", "parse_budget", "prepare", "run"]
+__all__ = [
+    "Estimate",
+    "Plan",
+    "RunOptions",
+    "SeedRun",
+    "Split",
+    "UserRun",
+    "execute",
+    "make_split",
+    "parse_budget",
+    "prepare",
+    "run",
+]

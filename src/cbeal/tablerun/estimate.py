@@ -77,8 +77,9 @@ class Estimate:
     def seconds(self, every: int | None = None) -> float:
         """The whole run: every method over the stream, the references, all repeats."""
         every = self.refit_every if every is None else every
-        stream = sum(self.n_stream * s + self.refit_seconds(every)
-                     for s in self.per_sample.values())
+        stream = sum(
+            self.n_stream * s + self.refit_seconds(every) for s in self.per_sample.values()
+        )
         references = self.fit.seconds(self.n_train) + self.fit.seconds(self.n_initial)
         return self.repeats * (stream + references)
 
@@ -104,18 +105,25 @@ class Estimate:
             return []
         refits = self.budget // self.refit_every
         n = self.n_initial + self.budget
-        text = [f"warning: this run may take up to about {_duration(total)}, if every method "
-                f"spends its whole budget ({len(self.per_sample)} stream method(s) × "
-                f"{self.repeats} repeat(s), each up to {refits} refits of the learner on up to "
-                f"{n} labelled rows; one fit of {n} rows takes about "
-                f"{self.fit.seconds(n):.2f} s). Progress bars underestimate the time left: "
-                "refits get slower as labels accumulate."]
+        text = [
+            f"warning: this run may take up to about {_duration(total)}, if every method "
+            f"spends its whole budget ({len(self.per_sample)} stream method(s) × "
+            f"{self.repeats} repeat(s), each up to {refits} refits of the learner on up to "
+            f"{n} labelled rows; one fit of {n} rows takes about "
+            f"{self.fit.seconds(n):.2f} s). Progress bars underestimate the time left: "
+            "refits get slower as labels accumulate."
+        ]
         every = self.suggest()
-        hint = (f"--refit-every {every} (retrain after every {every} labels instead of every "
-                f"{self.refit_every}) would take up to about {_duration(self.seconds(every))}; "
-                if every is not None else "")
-        text.append(f"hint: {hint}a smaller --budget or fewer --compare methods also help. "
-                    "Ctrl-C stops the run and leaves any previous report as it was.")
+        hint = (
+            f"--refit-every {every} (retrain after every {every} labels instead of every "
+            f"{self.refit_every}) would take up to about {_duration(self.seconds(every))}; "
+            if every is not None
+            else ""
+        )
+        text.append(
+            f"hint: {hint}a smaller --budget or fewer --compare methods also help. "
+            "Ctrl-C stops the run and leaves any previous report as it was."
+        )
         return text
 
 
@@ -138,8 +146,7 @@ def _timed(fn: Callable[[], Any], repeat: int = 2) -> float:
     return best
 
 
-def fit_cost(learner: str, Z: np.ndarray, y: np.ndarray, classes: np.ndarray,
-             seed: int) -> FitCost:
+def fit_cost(learner: str, Z: np.ndarray, y: np.ndarray, classes: np.ndarray, seed: int) -> FitCost:
     """Time the learner on two pools of training rows (spread over the training portion,
     every class included), of up to 400 and 2000 rows."""
     n2 = min(y.size, 2000)
@@ -156,8 +163,9 @@ def fit_cost(learner: str, Z: np.ndarray, y: np.ndarray, classes: np.ndarray,
     return FitCost(n1=n1, t1=times[0], n2=n2, t2=times[1])
 
 
-def decision_seconds(build: Callable[[], Any], X0: Any, y0: np.ndarray, X: Any,
-                     y: np.ndarray) -> float:
+def decision_seconds(
+    build: Callable[[], Any], X0: Any, y0: np.ndarray, X: Any, y: np.ndarray
+) -> float:
     """Seconds per stream row of a throwaway model that never refits, on the first rows."""
     from cbeal.simulation import simulate
 
@@ -171,15 +179,33 @@ def decision_seconds(build: Callable[[], Any], X0: Any, y0: np.ndarray, X: Any,
     return (time.perf_counter() - start) / max(len(y), 1)
 
 
-def estimate(*, learner: str, split: Any, classes: np.ndarray, budget: int, refit_every: int,
-             repeats: int, seed: int, builders: dict[str, Callable[[], Any]]) -> Estimate:
+def estimate(
+    *,
+    learner: str,
+    split: Any,
+    classes: np.ndarray,
+    budget: int,
+    refit_every: int,
+    repeats: int,
+    seed: int,
+    builders: dict[str, Callable[[], Any]],
+) -> Estimate:
     """Measure and extrapolate; `builders` make a fresh model of each stream method."""
     Z, y = split.features("train")
     X0, y0 = split.part("initial")
     Xs, ys = split.part("stream")
     m = min(PROBE_ROWS, split.n_stream)
-    per_sample = {name: decision_seconds(build, X0, y0, Xs.iloc[:m], ys[:m])
-                  for name, build in builders.items()}
-    return Estimate(fit=fit_cost(learner, Z, y, classes, seed), per_sample=per_sample,
-                    n_initial=split.n_initial, n_stream=split.n_stream, n_train=split.n_train,
-                    budget=budget, refit_every=refit_every, repeats=repeats)
+    per_sample = {
+        name: decision_seconds(build, X0, y0, Xs.iloc[:m], ys[:m])
+        for name, build in builders.items()
+    }
+    return Estimate(
+        fit=fit_cost(learner, Z, y, classes, seed),
+        per_sample=per_sample,
+        n_initial=split.n_initial,
+        n_stream=split.n_stream,
+        n_train=split.n_train,
+        budget=budget,
+        refit_every=refit_every,
+        repeats=repeats,
+    )

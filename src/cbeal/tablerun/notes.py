@@ -17,17 +17,26 @@ def data_notes(table: Table, split: Split, classes: np.ndarray) -> list[str]:
     notes = [split.initial_note] if split.initial_note else []
     unseen = sorted(set(np.unique(split.part("test")[1]).tolist()) - set(classes.tolist()))
     if unseen:
-        notes.append(f"the test set holds classes never seen in training ({unseen}); no model "
-                     "can predict them.")
+        notes.append(
+            f"the test set holds classes never seen in training ({unseen}); no model "
+            "can predict them."
+        )
     if table.ignored:
-        notes.append(f"non-numeric columns left out: {', '.join(table.ignored)} (encode them "
-                     "as numbers and name them in --features to use them).")
-    ids = [name for name, col in zip(table.feature_names, table.X.T, strict=True)
-           if looks_like_an_id(col)]
+        notes.append(
+            f"non-numeric columns left out: {', '.join(table.ignored)} (encode them "
+            "as numbers and name them in --features to use them)."
+        )
+    ids = [
+        name
+        for name, col in zip(table.feature_names, table.X.T, strict=True)
+        if looks_like_an_id(col)
+    ]
     if ids:
-        notes.append(f"feature(s) {', '.join(ids)} look like a row id or a counter (whole "
-                     "numbers, all distinct, in order); leave them out with --drop unless they "
-                     "carry meaning.")
+        notes.append(
+            f"feature(s) {', '.join(ids)} look like a row id or a counter (whole "
+            "numbers, all distinct, in order); leave them out with --drop unless they "
+            "carry meaning."
+        )
     return notes
 
 
@@ -39,20 +48,28 @@ def looks_like_an_id(col: np.ndarray) -> bool:
     return bool(np.all(steps > 0) or np.all(steps < 0))
 
 
-def score_notes(split: Split, positive: Any, preds: dict[str, np.ndarray],
-                y_test: np.ndarray) -> list[str]:
+def score_notes(
+    split: Split, positive: Any, preds: dict[str, np.ndarray], y_test: np.ndarray
+) -> list[str]:
     """Warnings about the scores: too few positives to score, or suspiciously perfect ones."""
     notes = []
     if split.n_test and positive is not None:
         n_pos = int(np.sum(y_test == positive))
         if n_pos < 5:
-            notes.append(f"the test set holds only {n_pos} row(s) of `{positive}`: F1, "
-                         "precision and recall rest on too few cases to compare methods; use a "
-                         "larger --test-fraction or a time column that spreads the failures.")
-    near_perfect = [m for m, p in preds.items()
-                    if p.size and np.mean(p == y_test) > 0.995 and np.unique(y_test).size > 1]
+            notes.append(
+                f"the test set holds only {n_pos} row(s) of `{positive}`: F1, "
+                "precision and recall rest on too few cases to compare methods; use a "
+                "larger --test-fraction or a time column that spreads the failures."
+            )
+    near_perfect = [
+        m
+        for m, p in preds.items()
+        if p.size and np.mean(p == y_test) > 0.995 and np.unique(y_test).size > 1
+    ]
     if near_perfect and positive is not None and np.mean(y_test == positive) < 0.5:
-        notes.append(f"{', '.join(near_perfect)} classify the test set almost perfectly: check "
-                     "that no feature is derived from the label (e.g. failure-mode flags) and "
-                     "leave such columns out with --drop.")
+        notes.append(
+            f"{', '.join(near_perfect)} classify the test set almost perfectly: check "
+            "that no feature is derived from the label (e.g. failure-mode flags) and "
+            "leave such columns out with --drop."
+        )
     return notes

@@ -16,8 +16,14 @@ from cbeal.core.agent import Agent
 from cbeal.core.presets import PRESETS
 from cbeal.learners import LEARNERS
 
-__all__ = ["AGENT_NAMES", "RunOptions", "comparison_methods", "ensemble", "learner_name",
-           "parse_budget"]
+__all__ = [
+    "AGENT_NAMES",
+    "RunOptions",
+    "comparison_methods",
+    "ensemble",
+    "learner_name",
+    "parse_budget",
+]
 
 AGENT_NAMES = ("LD1", "LD2", "LD3", "SPF1", "RAL1", "RAL2", "RAL3", "RAL4")
 
@@ -72,14 +78,18 @@ def ensemble(preset: str, agents: str | None) -> tuple[str, list[tuple[str, Agen
     if agents is None:
         key = preset.upper().replace("_", "-")
         if key not in PRESETS:
-            raise InvalidInputError(f"unknown preset {preset!r}; {_suggest(preset, list(PRESETS))}"
-                                    f"choose one of {', '.join(PRESETS)} (CBEAL-6 recommended)")
+            raise InvalidInputError(
+                f"unknown preset {preset!r}; {_suggest(preset, list(PRESETS))}"
+                f"choose one of {', '.join(PRESETS)} (CBEAL-6 recommended)"
+            )
         return key, preset_agents(key)
     names = [a.strip().upper() for a in agents.split(",") if a.strip()]
     for name in names:
         if name not in AGENT_NAMES:
-            raise InvalidInputError(f"unknown agent {name!r}; {_suggest(name, list(AGENT_NAMES))}"
-                                    f"choose from {', '.join(AGENT_NAMES)}")
+            raise InvalidInputError(
+                f"unknown agent {name!r}; {_suggest(name, list(AGENT_NAMES))}"
+                f"choose from {', '.join(AGENT_NAMES)}"
+            )
     if len(names) < 2 or len(set(names)) != len(names):
         raise InvalidInputError(
             f"`agents` needs at least two different agents, got {agents!r}; e.g. "
@@ -91,8 +101,10 @@ def ensemble(preset: str, agents: str | None) -> tuple[str, list[tuple[str, Agen
 def learner_name(name: str, classes: np.ndarray | None = None) -> str:
     """A known learner name, lower-cased; `classes` checks it can learn them."""
     if name.lower() not in LEARNERS:
-        raise InvalidInputError(f"unknown learner {name!r}; {_suggest(name, list(LEARNERS))}"
-                                f"choose one of {', '.join(LEARNERS)}")
+        raise InvalidInputError(
+            f"unknown learner {name!r}; {_suggest(name, list(LEARNERS))}"
+            f"choose one of {', '.join(LEARNERS)}"
+        )
     if classes is not None and name.lower() == "logreg-l1" and classes.size > 2:
         raise InvalidInputError(  # liblinear is two-class only
             f"the learner 'logreg-l1' handles two classes only, but the training rows hold "
@@ -111,8 +123,10 @@ def comparison_methods(text: str) -> list[str]:
     chosen: list[str] = []
     for raw in (s.strip() for s in text.split(",") if s.strip()):
         if raw.upper() not in by_key:
-            raise InvalidInputError(f"unknown comparison method {raw!r}; {_suggest(raw, allowed)}"
-                                    f"choose from {', '.join(allowed)}, or 'none'")
+            raise InvalidInputError(
+                f"unknown comparison method {raw!r}; {_suggest(raw, allowed)}"
+                f"choose from {', '.join(allowed)}, or 'none'"
+            )
         if by_key[raw.upper()] not in chosen:
             chosen.append(by_key[raw.upper()])
     return chosen
@@ -128,8 +142,10 @@ def parse_budget(text: str | float, n_stream: int) -> int:
     try:
         value = float(spec[:-1]) / 100 if spec.endswith("%") else float(spec)
     except ValueError:
-        raise BudgetError(f"cannot read the budget {text!r}; write a share such as 10% or "
-                          "0.1, or a number of labels such as 50") from None
+        raise BudgetError(
+            f"cannot read the budget {text!r}; write a share such as 10% or "
+            "0.1, or a number of labels such as 50"
+        ) from None
     if not np.isfinite(value) or value <= 0:
         raise BudgetError(f"the budget must be positive, got {text!r}; e.g. 10% or 50")
     if spec.endswith("%") or value < 1:
@@ -139,9 +155,13 @@ def parse_budget(text: str | float, n_stream: int) -> int:
     elif value.is_integer():
         labels = int(value)
     else:
-        raise BudgetError(f"the budget {text!r} is neither a share below 1 nor a whole number "
-                          "of labels; e.g. 0.1, 10% or 50")
+        raise BudgetError(
+            f"the budget {text!r} is neither a share below 1 nor a whole number "
+            "of labels; e.g. 0.1, 10% or 50"
+        )
     if labels > n_stream:
-        raise BudgetError(f"the budget of {labels} labels exceeds the stream of {n_stream} rows; "
-                          "lower the `budget` (e.g. 10%) or use more data")
+        raise BudgetError(
+            f"the budget of {labels} labels exceeds the stream of {n_stream} rows; "
+            "lower the `budget` (e.g. 10%) or use more data"
+        )
     return labels

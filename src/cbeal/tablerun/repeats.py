@@ -41,8 +41,14 @@ class Paired:
         return self.wins + self.ties + self.losses
 
     def to_dict(self) -> dict[str, Any]:
-        return {"method": self.method, "other": self.other, "metric": self.metric,
-                "wins": self.wins, "ties": self.ties, "losses": self.losses}
+        return {
+            "method": self.method,
+            "other": self.other,
+            "metric": self.metric,
+            "wins": self.wins,
+            "ties": self.ties,
+            "losses": self.losses,
+        }
 
 
 def paired(seeds: Sequence[Any], method: str, other: str, metric: str) -> Paired:

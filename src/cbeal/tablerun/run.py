@@ -76,15 +76,23 @@ class Plan:
     def build(self, method: str, seed: int) -> StreamLearner:
         """A fresh, unfitted model of `method` (CbeAL's name or a comparison method)."""
         common: dict[str, Any] = dict(
-            estimator=make_learner(self.learner), budget=self.budget,
-            classes=list(self.classes), preprocessor=self.split.preprocessor,
-            refit_every=self.options.refit_every, random_state=seed)
+            estimator=make_learner(self.learner),
+            budget=self.budget,
+            classes=list(self.classes),
+            preprocessor=self.split.preprocessor,
+            refit_every=self.options.refit_every,
+            random_state=seed,
+        )
         if method == self.name:  # fresh agents: a model's agents carry their state
             return CbeAL.from_agents(copy.deepcopy(self.agents), **common)
         from cbeal.baselines import baseline_agent
 
-        return SingleAgentLearner(agent=baseline_agent(method, self.budget / self.split.n_stream),
-                                  name=method, epsilon=0.0, **common)
+        return SingleAgentLearner(
+            agent=baseline_agent(method, self.budget / self.split.n_stream),
+            name=method,
+            epsilon=0.0,
+            **common,
+        )
 
 
 @dataclass(eq=False)
@@ -136,8 +144,7 @@ def _stream_run(model: StreamLearner, split: Split, progress: bool, desc: str) -
     return trace
 
 
-def _reference(name: str, learner: str, seed: int, split: Split,
-               classes: np.ndarray) -> np.ndarray:
+def _reference(name: str, learner: str, seed: int, split: Split, classes: np.ndarray) -> np.ndarray:
     """Test predictions of the learner trained on D0 ("Initial") or all training labels."""
     Z, y = split.features("initial" if name == "Initial" else "train")
     fitted = fit_reference(make_learner(learner), classes, seed, Z, y)
@@ -153,21 +160,44 @@ def prepare(options: RunOptions) -> Plan:
     name, agents = ensemble(options.preset, options.agents)
     learner = learner_name(options.learner)
     compare = comparison_methods(options.compare)
-    table = load_table(options.data, label=options.label, time=options.time,
-                       features=options.features, drop=options.drop, ids=options.ids)
+    table = load_table(
+        options.data,
+        label=options.label,
+        time=options.time,
+        features=options.features,
+        drop=options.drop,
+        ids=options.ids,
+    )
     split = make_split(table, initial=options.initial, test_fraction=options.test_fraction)
     budget = parse_budget(options.budget, split.n_stream)
     positive = positive_class(table, split, options.positive)
     classes = np.unique(split.y[: split.n_train])
     learner_name(learner, classes)
-    plan = Plan(options=options, table=table, split=split, budget=budget, name=name,
-                agents=agents, learner=learner,
-                compare=compare, classes=classes, positive=positive)
+    plan = Plan(
+        options=options,
+        table=table,
+        split=split,
+        budget=budget,
+        name=name,
+        agents=agents,
+        learner=learner,
+        compare=compare,
+        classes=classes,
+        positive=positive,
+    )
     builders: dict[str, Callable[[], Any]] = {
-        m: functools.partial(plan.build, m, options.seed) for m in [name, *compare]}
-    plan.estimate = estimate(learner=learner, split=split, classes=classes, budget=budget,
-                             refit_every=options.refit_every, repeats=options.repeats,
-                             seed=options.seed, builders=builders)
+        m: functools.partial(plan.build, m, options.seed) for m in [name, *compare]
+    }
+    plan.estimate = estimate(
+        learner=learner,
+        split=split,
+        classes=classes,
+        budget=budget,
+        refit_every=options.refit_every,
+        repeats=options.repeats,
+        seed=options.seed,
+        builders=builders,
+    )
     return plan
 
 
@@ -178,8 +208,9 @@ def _show_progress(plan: Plan) -> bool:
     return long and sys.stderr.isatty()
 
 
-def _one_seed(plan: Plan, seed: int, progress: bool
-              ) -> tuple[dict[str, StreamLearner], dict[str, Trace], dict[str, np.ndarray]]:
+def _one_seed(
+    plan: Plan, seed: int, progress: bool
+) -> tuple[dict[str, StreamLearner], dict[str, Trace], dict[str, np.ndarray]]:
     models: dict[str, StreamLearner] = {}
     traces: dict[str, Trace] = {}
     several = plan.options.repeats > 1
@@ -191,8 +222,9 @@ def _one_seed(plan: Plan, seed: int, progress: bool
     if plan.split.n_test:
         X_test = plan.split.part("test")[0]
         preds = {m: models[m].predict(X_test) for m in models}
-        preds.update({r: _reference(r, plan.learner, seed, plan.split, plan.classes)
-                      for r in REFERENCES})
+        preds.update(
+            {r: _reference(r, plan.learner, seed, plan.split, plan.classes) for r in REFERENCES}
+        )
     return models, traces, preds
 
 
@@ -213,18 +245,33 @@ def execute(plan: Plan) -> UserRun:
         labels = {m: tr.n_acquired for m, tr in traces.items()}
         if split.n_test:  # the references only exist to be scored
             labels.update({"Initial": 0, "All Training Data": split.n_stream})
-        seeds.append(SeedRun(seed=seed, labels=labels, scores={
-            m: scores(y_test, p, positive=plan.positive) for m, p in preds.items()}))
+        seeds.append(
+            SeedRun(
+                seed=seed,
+                labels=labels,
+                scores={m: scores(y_test, p, positive=plan.positive) for m, p in preds.items()},
+            )
+        )
         if not first:
             first = (models[plan.name], traces, preds)
     model, traces, preds = first
     return UserRun(
-        options=o, table=plan.table, split=split, budget=plan.budget, name=plan.name,
-        model=model, traces=traces, scores=seeds[0].scores, labels=seeds[0].labels,
-        classes=plan.classes, positive=plan.positive, seconds=time.perf_counter() - start,
+        options=o,
+        table=plan.table,
+        split=split,
+        budget=plan.budget,
+        name=plan.name,
+        model=model,
+        traces=traces,
+        scores=seeds[0].scores,
+        labels=seeds[0].labels,
+        classes=plan.classes,
+        positive=plan.positive,
+        seconds=time.perf_counter() - start,
         notes=data_notes(plan.table, split, plan.classes)
         + score_notes(split, plan.positive, preds, y_test),
-        seeds=seeds, estimate=plan.estimate,
+        seeds=seeds,
+        estimate=plan.estimate,
     )
 
 

@@ -39,8 +39,12 @@ class Split:
         return self.n_initial + self.n_stream
 
     def _bounds(self, name: str) -> tuple[int, int]:
-        return {"initial": (0, self.n_initial), "stream": (self.n_initial, self.n_train),
-                "train": (0, self.n_train), "test": (self.n_train, self.y.size)}[name]
+        return {
+            "initial": (0, self.n_initial),
+            "stream": (self.n_initial, self.n_train),
+            "train": (0, self.n_train),
+            "test": (self.n_train, self.y.size),
+        }[name]
 
     def part(self, name: str) -> tuple[Any, np.ndarray]:
         """Raw ``(X, y)`` of ``"initial"``, ``"stream"``, ``"train"`` or ``"test"``."""
@@ -55,8 +59,10 @@ class Split:
 
 def _sizes(n: int, *, initial: int, test_fraction: float) -> tuple[int, int, int]:
     if not 0.0 <= test_fraction < 1.0:
-        raise InvalidInputError(f"`test_fraction` must be in [0, 1), got {test_fraction}; "
-                                "e.g. 0.3 (or 0 to skip test metrics)")
+        raise InvalidInputError(
+            f"`test_fraction` must be in [0, 1), got {test_fraction}; "
+            "e.g. 0.3 (or 0 to skip test metrics)"
+        )
     if initial < 1:
         raise InvalidInputError(f"`initial` must be at least 1 row, got {initial}; e.g. 10")
     n_test = max(1, round(test_fraction * n)) if test_fraction > 0 else 0
@@ -86,9 +92,17 @@ def make_split(table: Table, *, initial: int, test_fraction: float) -> Split:
     n0, note = extend_initial(table.y[:n_train], n0)
     X = pd.DataFrame(table.X, columns=list(table.feature_names))
     pre = fit_preprocessor(X.iloc[:n_train])  # inputs only: no labels, no test rows
-    return Split(X=X, Z=np.asarray(pre.transform(X)), y=table.y, preprocessor=pre,
-                 n_initial=n0, n_stream=n_train - n0, n_test=n_test,
-                 requested_initial=initial, initial_note=note)
+    return Split(
+        X=X,
+        Z=np.asarray(pre.transform(X)),
+        y=table.y,
+        preprocessor=pre,
+        n_initial=n0,
+        n_stream=n_train - n0,
+        n_test=n_test,
+        requested_initial=initial,
+        initial_note=note,
+    )
 
 
 def extend_initial(y_train: np.ndarray, initial: int) -> tuple[int, str | None]:
@@ -112,14 +126,18 @@ def extend_initial(y_train: np.ndarray, initial: int) -> tuple[int, str | None]:
     need = first[last] + 1
     names = ", ".join(f"`{c}`" for c in missing)
     if need <= max(initial, y_train.size // 2):
-        return need, (f"D0 was extended from the first {initial} to the first {need} training "
-                      f"rows so that it holds every class (the first `{last}` is training row "
-                      f"{need}).")
-    return initial, (f"D0 (the first {initial} training rows) holds no {names}: the first "
-                     f"`{last}` is training row {need} of {y_train.size}, and extending D0 that "
-                     "far would leave less than half of the training rows for the stream. The "
-                     "stream models predict the classes D0 holds until the stream gives "
-                     "another, and uncertainty-based methods such as US may never ask.")
+        return need, (
+            f"D0 was extended from the first {initial} to the first {need} training "
+            f"rows so that it holds every class (the first `{last}` is training row "
+            f"{need})."
+        )
+    return initial, (
+        f"D0 (the first {initial} training rows) holds no {names}: the first "
+        f"`{last}` is training row {need} of {y_train.size}, and extending D0 that "
+        "far would leave less than half of the training rows for the stream. The "
+        "stream models predict the classes D0 holds until the stream gives "
+        "another, and uncertainty-based methods such as US may never ask."
+    )
 
 
 def positive_class(table: Table, split: Split, wanted: str | None) -> Any:

@@ -42,12 +42,18 @@ def figure_scores(runs: pd.DataFrame, study: str, path: Path) -> Path:
             sub = summary[summary["method"] == name].sort_values("budget_share")
             bold = name == "CBEAL-6"
             k = others.index(name) if not bold else 0
-            ax.errorbar(100 * sub["budget_share"] + 0.12 * (j - len(methods) / 2),
-                        100 * sub[metric], yerr=100 * sub[f"{metric}_se"], capsize=2,
-                        marker="o" if bold else MARKERS[k % len(MARKERS)],
-                        ms=4 if bold else 3.5, lw=2.2 if bold else 1.0,
-                        color="black" if bold else PALETTE[k % len(PALETTE)], label=name,
-                        zorder=3 if bold else 2)
+            ax.errorbar(
+                100 * sub["budget_share"] + 0.12 * (j - len(methods) / 2),
+                100 * sub[metric],
+                yerr=100 * sub[f"{metric}_se"],
+                capsize=2,
+                marker="o" if bold else MARKERS[k % len(MARKERS)],
+                ms=4 if bold else 3.5,
+                lw=2.2 if bold else 1.0,
+                color="black" if bold else PALETTE[k % len(PALETTE)],
+                label=name,
+                zorder=3 if bold else 2,
+            )
         # the references do not depend on the budget: a dash-dotted line at the mean and a
         # shaded band of ± one standard error, each named in the legend
         for name in REFERENCES:
@@ -58,20 +64,25 @@ def figure_scores(runs: pd.DataFrame, study: str, path: Path) -> Path:
             mean, se = 100 * float(ref[metric].iloc[0]), 100 * float(ref[f"{metric}_se"].iloc[0])
             ax.axhline(mean, color=color, ls="-.", lw=1.3, label=f"{name} (mean)")
             if np.isfinite(se):
-                ax.axhspan(mean - se, mean + se, color=color, alpha=0.15, lw=0,
-                           label=f"{name} ± SE")
+                ax.axhspan(
+                    mean - se, mean + se, color=color, alpha=0.15, lw=0, label=f"{name} ± SE"
+                )
         ax.set_title(title)
         ax.set_xlabel("budget (% of the stream)")
         ax.set_xticks(100 * np.array(sorted(b for b in summary["budget_share"] if b >= 0)))
         ax.set_ylabel("%")
     handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=(len(labels) + 1) // 2, fontsize=8,
-               frameon=False)
+    fig.legend(
+        handles, labels, loc="lower center", ncol=(len(labels) + 1) // 2, fontsize=8, frameon=False
+    )
     first = runs[runs["study"] == study].iloc[0]
-    fig.suptitle(f"{study}: {first['dataset']}, learner {first['learner']} — mean ± SE over "
-                 f"{runs[runs['study'] == study]['replication'].nunique()} replications; "
-                 "the references use no budget (Initial: D0 only; All Training Data: every "
-                 "training label)", fontsize=10)
+    fig.suptitle(
+        f"{study}: {first['dataset']}, learner {first['learner']} — mean ± SE over "
+        f"{runs[runs['study'] == study]['replication'].nunique()} replications; "
+        "the references use no budget (Initial: D0 only; All Training Data: every "
+        "training label)",
+        fontsize=10,
+    )
     fig.tight_layout(rect=(0, 0.13, 1, 1))
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
@@ -79,8 +90,9 @@ def figure_scores(runs: pd.DataFrame, study: str, path: Path) -> Path:
     return path
 
 
-def figure_one_run(study_id: str, path: Path, *, replication: int = 0,
-                   budget_share: float = 0.10) -> Path:
+def figure_one_run(
+    study_id: str, path: Path, *, replication: int = 0, budget_share: float = 0.10
+) -> Path:
     """One CbeAL-6 run: when labels were asked, the standardized weights, spend vs budget."""
     import matplotlib
 
@@ -93,16 +105,20 @@ def figure_one_run(study_id: str, path: Path, *, replication: int = 0,
     data = study.data(replication)
     budget = data.budget(budget_share)
     _, trace = run_method(study, "CBEAL-6", data, budget, study.seed(replication))
-    fig, axes = plt.subplots(3, 1, figsize=(9, 7.5), sharex=True,
-                             gridspec_kw={"height_ratios": [1, 2, 1.5]})
+    fig, axes = plt.subplots(
+        3, 1, figsize=(9, 7.5), sharex=True, gridspec_kw={"height_ratios": [1, 2, 1.5]}
+    )
     _plot_asks(trace, axes[0])
     plot_weights(trace, axes[1], title="standardized agent weights (after EWMA flips)")
     plot_budget(trace, axes[2], title=f"label spend against the budget ({budget_share:.0%})")
     for ax in axes[:-1]:
         ax.set_xlabel("")
     axes[-1].set_xlabel(STREAM_AXIS)
-    fig.suptitle(f"{study_id}: one CbeAL-6 run (replication {replication}, "
-                 f"{int(data.y0.sum())} failure(s) in D0)", fontsize=10)
+    fig.suptitle(
+        f"{study_id}: one CbeAL-6 run (replication {replication}, "
+        f"{int(data.y0.sum())} failure(s) in D0)",
+        fontsize=10,
+    )
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
@@ -115,8 +131,7 @@ def _plot_asks(trace: Any, ax: Any) -> None:
 
     t = np.arange(len(trace))
     fails = trace.y_true == 1
-    ax.vlines(t[fails], 0.0, 0.35, color=FAILURE, alpha=0.45, lw=0.6,
-              label="failure in the stream")
+    ax.vlines(t[fails], 0.0, 0.35, color=FAILURE, alpha=0.45, lw=0.6, label="failure in the stream")
     asked = trace.acquired
     ax.vlines(t[asked & ~fails], 0.45, 1.0, color=PASS, lw=0.8, label="asked: pass")
     ax.vlines(t[asked & fails], 0.45, 1.0, color=FAILURE, lw=1.4, label="asked: failure")

@@ -45,8 +45,10 @@ def casestudy(
     if replications is not None and replications < 1:
         raise ParameterError(f"replications must be ≥ 1, got {replications}")
     if budgets is not None and not all(0.0 < b < 1.0 for b in budgets):
-        raise ParameterError(f"`budgets` are shares of the stream in (0, 1) (on the command "
-                             f"line: percentages in (0, 100)), got {list(budgets)}")
+        raise ParameterError(
+            f"`budgets` are shares of the stream in (0, 1) (on the command "
+            f"line: percentages in (0, 100)), got {list(budgets)}"
+        )
     if methods is not None:
         unknown = [m for m in methods if m not in METHODS]
         if unknown:
@@ -63,8 +65,7 @@ def casestudy(
             changes["replications"] = replications
         studies.append(dataclasses.replace(study, **changes))
     start = time.perf_counter()
-    run_case_study(studies, out, n_jobs=n_jobs, progress=progress,
-                   name=f"results_{dataset}.csv")
+    run_case_study(studies, out, n_jobs=n_jobs, progress=progress, name=f"results_{dataset}.csv")
     # every finished run of the dataset, also those of other learners or earlier calls
     results = collect(out, studies_for(dataset), name=f"results_{dataset}.csv")
     seconds = time.perf_counter() - start
@@ -74,5 +75,10 @@ def casestudy(
         from cbeal.experiments.casestudy.figures import make_case_figures
 
         written = make_case_figures(results, out / "figures")
-    return {"results": results, "tables": tables, "figures": written, "seconds": seconds,
-            "headline": headline(results)}
+    return {
+        "results": results,
+        "tables": tables,
+        "figures": written,
+        "seconds": seconds,
+        "headline": headline(results),
+    }

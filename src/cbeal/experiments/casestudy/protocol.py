@@ -47,8 +47,15 @@ class CaseStudy:
     budgets: tuple[float, ...] = (0.03, 0.05, 0.10, 0.15, 0.20)
     replications: int = 10
     methods: tuple[str, ...] = (
-        "CBEAL-6", "LD2", "RAL1", "RS", "US", "DBALStream", "QBC-PYP",
-        "Initial", "All Training Data",
+        "CBEAL-6",
+        "LD2",
+        "RAL1",
+        "RS",
+        "US",
+        "DBALStream",
+        "QBC-PYP",
+        "Initial",
+        "All Training Data",
     )
     test_fraction: float = 1.0 / 3.0
     n_initial: int = 10
@@ -67,10 +74,14 @@ class CaseStudy:
         X_train, X_test = pre.transform(ds.X[train]), pre.transform(ds.X[test])
         k = self.n_initial
         return CaseData(
-            X0=X_train[:k], y0=ds.y[train][:k],
-            X_stream=X_train[k:], y_stream=ds.y[train][k:],
-            X_test=X_test, y_test=ds.y[test],
-            train_index=train, test_index=test,
+            X0=X_train[:k],
+            y0=ds.y[train][:k],
+            X_stream=X_train[k:],
+            y_stream=ds.y[train][k:],
+            X_test=X_test,
+            y_test=ds.y[test],
+            train_index=train,
+            test_index=test,
         )
 
 

@@ -49,8 +49,9 @@ def _cell(mean: float, se: float, scale: float, digits: int) -> str:
     return f"{scale * mean:.{digits}f}{se_txt}"
 
 
-def metric_table(summary: pd.DataFrame, study: str, metric: str,
-                 methods: list[str]) -> pd.DataFrame:
+def metric_table(
+    summary: pd.DataFrame, study: str, metric: str, methods: list[str]
+) -> pd.DataFrame:
     """One metric as methods × budgets (cells ``mean ± SE``; scores in %)."""
     sub = summary[summary["study"] == study]
     budgets = sorted(b for b in sub["budget_share"].unique() if b >= 0)
@@ -66,14 +67,13 @@ def metric_table(summary: pd.DataFrame, study: str, metric: str,
                 rows[name].append("–")
             else:
                 r = hit.iloc[0]
-                rows[name].append(_cell(float(r[metric]), float(r[f"{metric}_se"]), scale,
-                                        digits))
-    return pd.DataFrame.from_dict(rows, orient="index",
-                                  columns=[f"{100 * b:g} %" for b in budgets])
+                rows[name].append(_cell(float(r[metric]), float(r[f"{metric}_se"]), scale, digits))
+    return pd.DataFrame.from_dict(rows, orient="index", columns=[f"{100 * b:g} %" for b in budgets])
 
 
-def verdicts(runs: pd.DataFrame, study: str, metric: str, against: list[str],
-             reference: str = "CBEAL-6") -> pd.DataFrame:
+def verdicts(
+    runs: pd.DataFrame, study: str, metric: str, against: list[str], reference: str = "CBEAL-6"
+) -> pd.DataFrame:
     """Per budget: CbeAL-6's mean minus each baseline's, and the paired wins over replications.
 
     Cells read ``+1.2 (7/10)``: the mean difference in points and the replications in which
@@ -86,8 +86,9 @@ def verdicts(runs: pd.DataFrame, study: str, metric: str, against: list[str],
     for name in against:
         cells = []
         for b in budgets:
-            theirs = sub[(sub["method"] == name)
-                         & ((sub["budget_share"] == b) | sub["budget_share"].isna())]
+            theirs = sub[
+                (sub["method"] == name) & ((sub["budget_share"] == b) | sub["budget_share"].isna())
+            ]
             mine = ours[ours["budget_share"] == b]
             paired = mine.merge(theirs, on="replication", suffixes=("", "_o"))
             if paired.empty:
@@ -96,8 +97,9 @@ def verdicts(runs: pd.DataFrame, study: str, metric: str, against: list[str],
             diff = paired[metric] - paired[f"{metric}_o"]
             cells.append(f"{100 * diff.mean():+.1f} ({int((diff > 0).sum())}/{len(diff)})")
         table[name] = cells
-    return pd.DataFrame.from_dict(table, orient="index",
-                                  columns=[f"{100 * b:g} %" for b in budgets])
+    return pd.DataFrame.from_dict(
+        table, orient="index", columns=[f"{100 * b:g} %" for b in budgets]
+    )
 
 
 def write_report_tables(results: Path, out: Path) -> dict[str, Path]:
@@ -123,14 +125,23 @@ def write_report_tables(results: Path, out: Path) -> dict[str, Path]:
         for metric in LABELS:
             if metric not in sub.columns:
                 continue
-            lines += [f"## {LABELS[metric]}", "",
-                      _markdown(metric_table(summary, study, metric, methods)), ""]
+            lines += [
+                f"## {LABELS[metric]}",
+                "",
+                _markdown(metric_table(summary, study, metric, methods)),
+                "",
+            ]
         baselines = [m for m in methods if m != "CBEAL-6"]
         for metric in ("test_accuracy", "test_balanced_accuracy", "test_f1", "test_recall"):
-            lines += [f"## CbeAL-6 minus each method: {LABELS[metric].lower()}", "",
-                      "Mean difference in points (replications where CbeAL-6 is strictly "
-                      "higher / paired replications).", "",
-                      _markdown(verdicts(runs, str(study), metric, baselines)), ""]
+            lines += [
+                f"## CbeAL-6 minus each method: {LABELS[metric].lower()}",
+                "",
+                "Mean difference in points (replications where CbeAL-6 is strictly "
+                "higher / paired replications).",
+                "",
+                _markdown(verdicts(runs, str(study), metric, baselines)),
+                "",
+            ]
         path = out / f"{study}.md"
         path.write_text("\n".join(lines))
         written[str(study)] = path

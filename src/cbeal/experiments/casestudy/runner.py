@@ -40,8 +40,11 @@ def _reference(study: CaseStudy, name: str, data: CaseData, seed: int) -> dict[s
     X, y = (data.X0, data.y0) if name == "Initial" else (data.X_train, data.y_train)
     # a single-class D0 predicts its class (spec §1)
     fitted = fit_reference(make_learner(study.learner), np.array([0, 1]), seed, X, y)
-    return {**_evaluate(fitted.predict, data), "n_acquired": int(y.size - data.y0.size),
-            "n_failures_acquired": int(y[data.y0.size:].sum())}
+    return {
+        **_evaluate(fitted.predict, data),
+        "n_acquired": int(y.size - data.y0.size),
+        "n_failures_acquired": int(y[data.y0.size :].sum()),
+    }
 
 
 def run_method(
@@ -62,8 +65,7 @@ def run_method(
     return model, trace
 
 
-def _stream(study: CaseStudy, name: str, data: CaseData, budget: int,
-            seed: int) -> dict[str, Any]:
+def _stream(study: CaseStudy, name: str, data: CaseData, budget: int, seed: int) -> dict[str, Any]:
     model, trace = run_method(study, name, data, budget, seed)
     acq = trace.acquired
     return {
@@ -86,9 +88,12 @@ def run_case_task(
 ) -> list[dict[str, Any]]:
     """Run every method and budget of one replication; merge into the JSON file at `path`."""
     task = TaskFile(path, key=lambda r: _key(r["method"], r["budget_share"]))
-    todo = [(m, b) for m in study.methods
-            for b in ((None,) if METHODS[m].build is None else study.budgets)
-            if not task.done(_key(m, b))]
+    todo = [
+        (m, b)
+        for m in study.methods
+        for b in ((None,) if METHODS[m].build is None else study.budgets)
+        if not task.done(_key(m, b))
+    ]
     if not todo:
         return task.all()
     data = study.data(replication)
@@ -101,13 +106,22 @@ def run_case_task(
         else:
             row = _stream(study, name, data, budget, seed)
         row.update(
-            method=name, budget_share=share, budget=budget, study=study.id,
-            dataset=study.dataset, learner=study.learner,
+            method=name,
+            budget_share=share,
+            budget=budget,
+            study=study.id,
+            dataset=study.dataset,
+            learner=study.learner,
             refit="every" if study.refit == 1 else str(study.refit),
-            replication=replication, seed=seed, protocol=study.version,
-            n_stream=int(data.y_stream.size), n_test=int(data.y_test.size),
-            d0_failures=int(data.y0.sum()), test_failures=int(data.y_test.sum()),
-            test_start=int(data.test_index[0]), seconds=time.perf_counter() - start,
+            replication=replication,
+            seed=seed,
+            protocol=study.version,
+            n_stream=int(data.y_stream.size),
+            n_test=int(data.y_test.size),
+            d0_failures=int(data.y0.sum()),
+            test_failures=int(data.y_test.sum()),
+            test_start=int(data.test_index[0]),
+            seconds=time.perf_counter() - start,
             **provenance(),
         )
         task.add(row)
@@ -144,8 +158,9 @@ def _quiet_task(study: CaseStudy, rep: int, path: Path) -> None:
         run_case_task(study, rep, path=path)
 
 
-def collect(out: Path, studies: Sequence[str | CaseStudy], *,
-            name: str = "casestudy_results.csv") -> Path:
+def collect(
+    out: Path, studies: Sequence[str | CaseStudy], *, name: str = "casestudy_results.csv"
+) -> Path:
     """Gather every finished row of `studies` under ``out/runs`` into ``out/<name>``.
 
     All replications, methods and budgets on disk are kept, whatever the last run asked
