@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,24 +19,7 @@ from cbeal import CbeAL
 from cbeal.service.app import Settings, create_app
 from cbeal.service.tokens import create_token
 
-from .service_helpers import FEATURES, line, names, pg_available, pg_schema, stream_config
-
-DATABASES = [
-    "sqlite",
-    pytest.param(
-        "postgresql",
-        marks=pytest.mark.skipif(not pg_available(), reason="no PostgreSQL on 127.0.0.1:5432"),
-    ),
-]
-
-
-@pytest.fixture(params=DATABASES)
-def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'service.db'}"
-    else:
-        with pg_schema() as url:
-            yield url
+from .service_helpers import FEATURES, line, names, stream_config
 
 
 def client(db: str, **kw: Any) -> TestClient:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,24 +15,7 @@ from fastapi.testclient import TestClient
 from cbeal.service.app import Settings, create_app
 from cbeal.service.schema import checkpoints, samples
 
-from .service_helpers import line, names, pg_available, pg_schema, stream_config
-
-DATABASES = [
-    "sqlite",
-    pytest.param(
-        "postgresql",
-        marks=pytest.mark.skipif(not pg_available(), reason="no PostgreSQL on 127.0.0.1:5432"),
-    ),
-]
-
-
-@pytest.fixture(params=DATABASES)
-def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'service.db'}"
-    else:
-        with pg_schema() as url:
-            yield url
+from .service_helpers import line, names, stream_config
 
 
 def app(db: str) -> Any:
