@@ -652,7 +652,7 @@ def _service_parsers(sub: Any, fmt: type[argparse.HelpFormatter]) -> None:
         help="how long an expert holds a task before it returns to the queue",
     )
     serve.add_argument(
-        "--checkpoint-every", type=int, default=500, help="save the model every this many events"
+        "--checkpoint-every", type=int, default=5000, help="save the model every this many events"
     )
     serve.add_argument(
         "--retrain",

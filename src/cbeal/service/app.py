@@ -40,7 +40,7 @@ class Settings:
     undo_seconds: float = 60.0
     lease_seconds: float = 15.0
     task_lease_seconds: float = 300.0
-    checkpoint_every: int = 500
+    checkpoint_every: int = 5000
     max_body_bytes: int = 16 * 1024 * 1024
     max_samples: int = 10_000
     owner: str = field(

@@ -7,8 +7,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from cbeal.core import BudgetError, ParameterError, as_budget, preset_agents, single_agent
-from cbeal.core.presets import PRESETS
+from cbeal.core import BudgetError, LabelRate, ParameterError, as_budget, single_agent
+from cbeal.core.presets import EXTENDED_PRESETS, PRESETS
 from cbeal.learners import LEARNERS
 
 __all__ = ["Label", "Row", "StreamConfig", "build_model"]
@@ -52,7 +52,11 @@ class StreamConfig(BaseModel):
     name: str = Field(description="letters, digits, '.', '_' or '-'; e.g. line3")
     features: list[str] = Field(min_length=1, max_length=5000)
     classes: list[Label] = Field(min_length=2, max_length=100)
-    preset: str = "CBEAL-6"
+    preset: str = Field(
+        default="CBEAL-4U",
+        description="the recommended CBEAL-4U (needs a "
+        "rate budget), or a paper preset: CBEAL-2, -4, -4*, -6, -8",
+    )
     agents: list[str] | None = Field(default=None, description="instead of preset, e.g. LD2,RAL1")
     learner: str = "logreg"
     budget: int | float | str = Field(
@@ -100,8 +104,20 @@ class StreamConfig(BaseModel):
 
     @model_validator(mode="after")
     def _check(self) -> StreamConfig:
-        if self.agents is None and self.preset.upper() not in PRESETS:
-            raise ValueError(f"unknown preset {self.preset!r}; one of {', '.join(PRESETS)}")
+        known = [*PRESETS, *EXTENDED_PRESETS]
+        if self.agents is None and self.preset.upper() not in known:
+            raise ValueError(f"unknown preset {self.preset!r}; one of {', '.join(known)}")
+        if self.agents is None and self.preset.upper() in EXTENDED_PRESETS:
+            try:
+                rate = as_budget(self.budget)
+            except BudgetError:
+                rate = None
+            if not isinstance(rate, LabelRate):
+                raise ValueError(
+                    f"the preset {self.preset} paces its agents to a share of the "
+                    "samples: give the budget as a rate such as '5%', or choose a "
+                    "paper preset such as CBEAL-6 for a number of labels"
+                )
         if self.agents is not None:
             if len(self.agents) < 2:
                 raise ValueError("agents needs at least two names, e.g. ['LD2', 'RAL1']")
@@ -132,10 +148,18 @@ def build_model(config: StreamConfig) -> Any:
     from cbeal.learners import make_learner
     from cbeal.models import CbeAL
 
-    if config.agents is not None:
-        agents = [(a.upper(), single_agent(a)) for a in config.agents]
-    else:
-        agents = preset_agents(config.preset)
+    common: dict[str, Any] = {
+        "estimator": make_learner(config.learner, random_state=config.seed),
+        "budget": config.budget,
+        "classes": list(config.classes),
+        "refit_every": None,
+        "preprocessor": None,
+        "id_prefix": config.name,
+        "random_state": config.seed,
+    }
+    if config.agents is None:
+        return CbeAL.from_preset(config.preset, **common)
+    agents = [(a.upper(), single_agent(a)) for a in config.agents]
     return CbeAL(
         agents=agents,
         estimator=make_learner(config.learner, random_state=config.seed),

@@ -25,6 +25,19 @@ def default_url(path: str | Path = "cbeal-service.db") -> str:
     return f"sqlite:///{Path(path).resolve()}"
 
 
+def _json() -> dict[str, Any]:
+    """orjson for the JSON columns when it is installed (several times faster)."""
+    try:
+        import orjson
+    except ImportError:  # pragma: no cover - orjson comes with cbeal[service]
+        return {}
+
+    def dumps(value: Any) -> str:
+        return orjson.dumps(value, option=orjson.OPT_SERIALIZE_NUMPY).decode()
+
+    return {"json_serializer": dumps, "json_deserializer": orjson.loads}
+
+
 def connect(url: str, *, sqlite_sync: str = "NORMAL") -> Engine:
     """An engine for `url` (``sqlite:///path`` or ``postgresql+psycopg://…``)."""
     if url.startswith("sqlite"):
@@ -35,6 +48,7 @@ def connect(url: str, *, sqlite_sync: str = "NORMAL") -> Engine:
             connect_args={"check_same_thread": False, "timeout": 10},
             pool_size=8,
             max_overflow=8,
+            **_json(),
         )
 
         def pragmas(dbapi_connection: Any, _record: Any) -> None:
@@ -47,7 +61,7 @@ def connect(url: str, *, sqlite_sync: str = "NORMAL") -> Engine:
 
         event.listen(engine, "connect", pragmas)
         return engine
-    return create_engine(url, pool_size=8, max_overflow=8, pool_pre_ping=True)
+    return create_engine(url, pool_size=8, max_overflow=8, pool_pre_ping=True, **_json())
 
 
 def migrate(engine: Engine) -> None:

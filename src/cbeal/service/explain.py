@@ -8,9 +8,9 @@ __all__ = ["KINDS", "explain", "question_kind"]
 
 #: what each kind of agent asks for, in plain words
 KINDS = {
-    "exploration": "unlike the parts seen recently (exploration)",
-    "exploitation": "near the model's decision boundary: it is unsure (exploitation)",
-    "epsilon": "a random check (a small share of parts is asked at random)",
+    "exploration": ("exploration", "unlike the parts seen recently"),
+    "exploitation": ("exploitation", "the model is unsure, it is near its decision boundary"),
+    "epsilon": ("random check", "a small share of parts is asked at random"),
 }
 
 
@@ -55,5 +55,6 @@ def explain(decision: dict[str, Any]) -> str:
     wanted = [
         n for n, p in zip(decision["agent_names"], decision["advice"], strict=True) if p >= 0.5
     ]
-    who = f" ({', '.join(wanted)} asked)" if wanted else ""
-    return f"Asked: {KINDS[kind]}{who}; {pred}."
+    label, why = KINDS[kind]
+    who = f"; asked by {', '.join(wanted)}" if wanted else ""
+    return f"Asked ({label}{who}): {why}; {pred}."

@@ -100,7 +100,10 @@ def _decide_and_commit(
                 ],
                 streams.lease_seconds,
             )
-            new_rows = insert(samples).returning(*_COLUMNS, sort_by_parameter_order=True)
+            # the database assigns the ids; the rest of each reply is what was inserted
+            new_rows = insert(samples).returning(
+                samples.c.id, samples.c.sample_id, sort_by_parameter_order=True
+            )
             inserted = conn.execute(
                 new_rows,
                 [
@@ -121,17 +124,18 @@ def _decide_and_commit(
                     for i, ((sid, row), d) in enumerate(zip(fresh.items(), decisions, strict=True))
                 ],
             ).all()
+            pks = [r.id for r in inserted]
             asked = [
                 {
                     "stream_id": runtime.stream_id,
-                    "sample_pk": r.id,
-                    "decision_id": r.decision["id"],
+                    "sample_pk": pk,
+                    "decision_id": d["id"],
                     "status": "open",
                     "created_at": t,
                     "skips": 0,
                 }
-                for r in inserted
-                if r.decision["acquire"]
+                for pk, d in zip(pks, decisions, strict=True)
+                if d["acquire"]
             ]
             task_ids: dict[int, int] = {}
             if asked:
@@ -146,22 +150,28 @@ def _decide_and_commit(
     except BaseException:
         streams.drop(name, runtime)  # memory is ahead of the database: rebuild on next use
         raise
-    # the replies are the rows the database returned from the committed inserts
-    return {r.sample_id: _reply(r, task_ids.get(r.id)) for r in inserted}
+    # replies only after the commit, with the ids the database gave the committed rows
+    return {
+        sid: _reply_from(sid, first + i, d, task_ids.get(pk))
+        for i, (sid, d, pk) in enumerate(zip(fresh, decisions, pks, strict=True))
+    }
 
 
 def _reply(r: Any, task_id: int | None) -> dict[str, Any]:
-    d = r.decision
+    return _reply_from(r.sample_id, r.seq, r.decision, task_id)
+
+
+def _reply_from(sample_id: str, seq: int, d: dict[str, Any], task_id: int | None) -> dict[str, Any]:
     return {
-        "sample_id": r.sample_id,
+        "sample_id": sample_id,
         "acquire": d["acquire"],
         "task_id": task_id,
         "decision_id": d["id"],
         "prediction": d["y_pred"],
         "certainty": d["certainty"],
         "p_acquire": d["p_acquire"],
-        "model_version": r.model_version,
+        "model_version": d["learner_version"],
         "reason": d["reason"],
         "explanation": explain(d),
-        "seq": r.seq,
+        "seq": seq,
     }
