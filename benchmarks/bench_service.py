@@ -38,7 +38,14 @@ OUT = HERE / "results" / "service.md"
 ARGS = ("--open", "--undo-seconds", "0", "--checkpoint-every", "2000")
 
 
-def create(url: str, s: Any, name: str, learner: str = "logreg", budget: str = "2%") -> None:
+def create(
+    url: str,
+    s: Any,
+    name: str,
+    learner: str = "logreg",
+    budget: str = "2%",
+    preset: str = "CBEAL-4U",
+) -> None:
     r = httpx.post(
         f"{url}/api/v1/streams",
         timeout=60,
@@ -48,6 +55,7 @@ def create(url: str, s: Any, name: str, learner: str = "logreg", budget: str = "
             "classes": [0, 1],
             "budget": budget,
             "learner": learner,
+            "preset": preset,
             "seed": 0,
             "initial": {"x": s.X0.tolist(), "y": s.y0.tolist()},
         },
@@ -132,21 +140,25 @@ def measure(db: str, label: str, n_single: int, n_batch: int, soak: float, rows:
     with tempfile.TemporaryDirectory() as tmp:
         server = Server(db, extra=ARGS, log=Path(tmp) / "serve.log").start()
         try:
-            create(server.url, s, "a")
-            single(server.url, "a", X[:200], "warm")  # imports, caches
-            rate1, lat1 = single(server.url, "a", X[:n_single], "s1-")
-            rate4, lat4 = single(server.url, "a", X[:n_single], "s4-", clients=4)
-            create(server.url, s, "b")
-            rate_b = batched(server.url, "b", X[:n_batch], "b-")
-            rows.append(
-                f"| {label} | single, 1 client | {rate1:,.0f} decisions/s | "
-                f"{pct(lat1, 50):.1f} | {pct(lat1, 99):.1f} |"
-            )
-            rows.append(
-                f"| {label} | single, 4 clients | {rate4:,.0f} decisions/s | "
-                f"{pct(lat4, 50):.1f} | {pct(lat4, 99):.1f} |"
-            )
-            rows.append(f"| {label} | batches of 1,000 | {rate_b:,.0f} samples/s | – | – |")
+            for preset in ("CBEAL-4U", "CBEAL-6"):
+                a, b = f"a-{preset}", f"b-{preset}"
+                create(server.url, s, a, preset=preset)
+                single(server.url, a, X[:200], "warm")  # imports, caches
+                rate1, lat1 = single(server.url, a, X[:n_single], "s1-")
+                rate4, lat4 = single(server.url, a, X[:n_single], "s4-", clients=4)
+                create(server.url, s, b, preset=preset)
+                rate_b = batched(server.url, b, X[:n_batch], "b-")
+                rows.append(
+                    f"| {label} | {preset} | single, 1 client | {rate1:,.0f} decisions/s | "
+                    f"{pct(lat1, 50):.1f} | {pct(lat1, 99):.1f} |"
+                )
+                rows.append(
+                    f"| {label} | {preset} | single, 4 clients | {rate4:,.0f} decisions/s | "
+                    f"{pct(lat4, 50):.1f} | {pct(lat4, 99):.1f} |"
+                )
+                rows.append(
+                    f"| {label} | {preset} | batches of 1,000 | {rate_b:,.0f} samples/s | – | – |"
+                )
             # C. a random forest retrains in the background while single samples arrive
             create(server.url, s, "rf", learner="random-forest", budget="20%")
             y_of = {f"rf-{i}": int(s.y_stream[i]) for i in range(len(X))}
@@ -155,7 +167,7 @@ def measure(db: str, label: str, n_single: int, n_batch: int, soak: float, rows:
             _, lat_rf = single(server.url, "rf", X[1500:2000], "rf-")
             status = httpx.get(f"{server.url}/api/v1/streams/rf", timeout=60).json()
             rows.append(
-                f"| {label} | single during random-forest retrains (model v"
+                f"| {label} | CBEAL-4U | single during random-forest retrains (model v"
                 f"{status['model_version']}) | – | {pct(lat_rf, 50):.1f} | "
                 f"{pct(lat_rf, 99):.1f} |"
             )
@@ -198,7 +210,7 @@ def soak_row(server: Server, s: Any, seconds: float, label: str) -> str:
     mem.append(rss_mb(pid))
     half = len(mem) // 2
     return (
-        f"| {label} | soak {seconds / 60:.0f} min: {sent:,} samples, {labels:,} labels, "
+        f"| {label} | CBEAL-4U | soak {seconds / 60:.0f} min: {sent:,} samples, {labels:,} labels, "
         f"{errors} errors; server memory {mem[0]:.0f} → {mem[half]:.0f} → {mem[-1]:.0f} MB "
         f"(start, middle, end) | – | – | – |"
     )
@@ -225,8 +237,8 @@ def main() -> None:
             f"{platform.machine()}, {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC; server and "
             f"client on the same 2-core machine; PostgreSQL {PG_BASE.split('@')[-1]}.",
             "",
-            "| database | workload | throughput | p50 ms | p99 ms |",
-            "|---|---|---:|---:|---:|",
+            "| database | preset | workload | throughput | p50 ms | p99 ms |",
+            "|---|---|---|---:|---:|---:|",
             *rows,
             "",
         ]
