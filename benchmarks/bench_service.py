@@ -29,13 +29,18 @@ import numpy as np
 import cbeal
 from cbeal import make_stream
 from cbeal.provenance import git_sha
+from cbeal.service.db import connect, migrate
+from cbeal.service.tokens import create_token
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 from service_helpers import FEATURES, PG_BASE, Server, pg_available, pg_schema  # noqa: E402
 
 OUT = HERE / "results" / "service.md"
-ARGS = ("--open", "--undo-seconds", "0", "--checkpoint-every", "2000")
+ARGS = ("--undo-seconds", "0", "--checkpoint-every", "2000")
+# every request carries an admin token, as in a real deployment (the token is looked up
+# by its hash on each request)
+AUTH: dict[str, str] = {}
 
 
 def create(
@@ -49,6 +54,7 @@ def create(
     r = httpx.post(
         f"{url}/api/v1/streams",
         timeout=60,
+        headers=AUTH,
         json={
             "name": name,
             "features": FEATURES,
@@ -72,7 +78,7 @@ def single(
 
     def work(k: int) -> None:
         mine = []
-        with httpx.Client(base_url=url, timeout=60) as http:
+        with httpx.Client(base_url=url, timeout=60, headers=AUTH) as http:
             for i in range(k, len(X), clients):
                 t = time.perf_counter()
                 r = http.post(
@@ -95,7 +101,7 @@ def single(
 
 def batched(url: str, name: str, X: np.ndarray, prefix: str, size: int = 1000) -> float:
     start = time.perf_counter()
-    with httpx.Client(base_url=url, timeout=120) as http:
+    with httpx.Client(base_url=url, timeout=120, headers=AUTH) as http:
         for lo in range(0, len(X), size):
             hi = min(len(X), lo + size)
             r = http.post(
@@ -110,7 +116,7 @@ def batched(url: str, name: str, X: np.ndarray, prefix: str, size: int = 1000) -
 
 def label_all(url: str, name: str, y_of: dict[str, int]) -> int:
     n = 0
-    with httpx.Client(base_url=url, timeout=60) as http:
+    with httpx.Client(base_url=url, timeout=60, headers=AUTH) as http:
         while (r := http.get(f"/api/v1/streams/{name}/tasks/next")).status_code == 200:
             t = r.json()
             http.post(
@@ -137,6 +143,10 @@ def measure(db: str, label: str, n_single: int, n_batch: int, soak: float, rows:
         n=max(n_single, n_batch) + 2000, pc=0.1, p=len(FEATURES), sp=0.0, random_state=0
     )
     X = s.X_stream
+    engine = connect(db)
+    migrate(engine)
+    AUTH["Authorization"] = f"Bearer {create_token(engine, role='admin', name='bench')}"
+    engine.dispose()
     with tempfile.TemporaryDirectory() as tmp:
         server = Server(db, extra=ARGS, log=Path(tmp) / "serve.log").start()
         try:
@@ -165,7 +175,7 @@ def measure(db: str, label: str, n_single: int, n_batch: int, soak: float, rows:
             batched(server.url, "rf", X[:1500], "rf-", size=500)
             label_all(server.url, "rf", y_of)  # ~300 labels: retrains queue up
             _, lat_rf = single(server.url, "rf", X[1500:2000], "rf-")
-            status = httpx.get(f"{server.url}/api/v1/streams/rf", timeout=60).json()
+            status = httpx.get(f"{server.url}/api/v1/streams/rf", timeout=60, headers=AUTH).json()
             rows.append(
                 f"| {label} | CBEAL-4U | single during random-forest retrains (model v"
                 f"{status['model_version']}) | – | {pct(lat_rf, 50):.1f} | "
@@ -186,7 +196,7 @@ def soak_row(server: Server, s: Any, seconds: float, label: str) -> str:
     start = time.monotonic()
     next_mem = start + 30
     i = 0
-    with httpx.Client(base_url=server.url, timeout=60) as http:
+    with httpx.Client(base_url=server.url, timeout=60, headers=AUTH) as http:
         while time.monotonic() - start < seconds:
             batch = [
                 {"id": f"k{i + j}", "x": s.X_stream[(i + j) % len(y)].tolist()} for j in range(20)
@@ -235,7 +245,8 @@ def main() -> None:
             "",
             f"cbeal {cbeal.__version__} (git {git_sha()}), Python {platform.python_version()}, "
             f"{platform.machine()}, {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC; server and "
-            f"client on the same 2-core machine; PostgreSQL {PG_BASE.split('@')[-1]}.",
+            f"client on the same 2-core machine; every request with a token; PostgreSQL "
+            f"{PG_BASE.split('@')[-1]}; logistic regression, budget 2 % of samples.",
             "",
             "| database | preset | workload | throughput | p50 ms | p99 ms |",
             "|---|---|---|---:|---:|---:|",

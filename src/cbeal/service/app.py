@@ -129,8 +129,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             )
         return found
 
-    def role(*roles: str) -> Callable[..., Principal]:
-        def check(who: Principal = Depends(principal)) -> Principal:
+    def role(*roles: str) -> Callable[..., Any]:
+        # pure: runs on the event loop (a sync dependency costs a thread-pool round trip)
+        async def check(who: Principal = Depends(principal)) -> Principal:
             if not who.may(*roles):
                 raise HTTPException(
                     403, f"this needs a token with role {' or '.join(roles)} (yours: {who.role})"

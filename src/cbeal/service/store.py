@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from sqlalchemy import Connection, and_, delete, insert, or_, select, update
+from sqlalchemy import Connection, and_, bindparam, delete, insert, or_, select, update
 
 from cbeal.service.schema import checkpoints, events, streams
 
@@ -32,6 +32,19 @@ def now() -> float:
     return time.time()
 
 
+# built once (every ingest and label runs them); the b_ names stay clear of column names
+_FENCE = (
+    update(streams)
+    .where(
+        streams.c.id == bindparam("b_id"),
+        streams.c.last_seq == bindparam("b_seq"),
+        streams.c.owner == bindparam("b_owner"),
+    )
+    .values(last_seq=bindparam("b_new"), lease_until=bindparam("b_until"))
+)
+_NEW_EVENTS = insert(events)
+
+
 def append_events(
     conn: Connection,
     stream_id: int,
@@ -48,14 +61,19 @@ def append_events(
     t = now()
     new = last_seq + len(kinds_payloads)
     res = conn.execute(
-        update(streams)
-        .where(streams.c.id == stream_id, streams.c.last_seq == last_seq, streams.c.owner == owner)
-        .values(last_seq=new, lease_until=t + lease_seconds)
+        _FENCE,
+        {
+            "b_id": stream_id,
+            "b_seq": last_seq,
+            "b_owner": owner,
+            "b_new": new,
+            "b_until": t + lease_seconds,
+        },
     )
     if res.rowcount != 1:
         raise LeaseLost(f"stream {stream_id} moved on without this process")
     conn.execute(
-        insert(events),
+        _NEW_EVENTS,
         [
             {
                 "stream_id": stream_id,

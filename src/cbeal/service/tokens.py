@@ -15,7 +15,7 @@ import secrets
 import time
 from typing import Any
 
-from sqlalchemy import Engine, insert, select
+from sqlalchemy import Engine, bindparam, insert, select
 
 from cbeal.core.exceptions import ParameterError
 from cbeal.service.schema import tokens
@@ -60,16 +60,18 @@ def create_token(engine: Engine, *, role: str, name: str) -> str:
     return token
 
 
+# built once: every request runs it
+_BY_HASH = select(tokens.c.id, tokens.c.name, tokens.c.role, tokens.c.revoked_at).where(
+    tokens.c.token_hash == bindparam("token_hash")
+)
+
+
 def lookup_token(engine: Engine, token: str) -> Principal | None:
     """The principal of a valid, unrevoked token, else None."""
     if not token.startswith("cbeal_") or len(token) > 200:
         return None
     with engine.connect() as conn:
-        row: Any = conn.execute(
-            select(tokens.c.id, tokens.c.name, tokens.c.role, tokens.c.revoked_at).where(
-                tokens.c.token_hash == hash_token(token)
-            )
-        ).first()
+        row: Any = conn.execute(_BY_HASH, {"token_hash": hash_token(token)}).first()
     if row is None or row.revoked_at is not None:
         return None
     return Principal(row.name, row.role, row.id)
