@@ -3,7 +3,7 @@
 
 requireToken();
 const STREAM = param("stream");
-const state = { task: null, context: null, busy: false, recent: [], undoSeconds: 60,
+const state = { task: null, context: null, busy: false, inflight: null, recent: [], undoSeconds: 60,
                 suggest: localStorage.getItem("cbeal-suggest") === "1", shownAt: 0 };
 
 document.getElementById("streamname").textContent = `line ${STREAM}`;
@@ -121,13 +121,21 @@ function setStatus(text, error = false) {
   if (s) { s.textContent = text; s.className = "status" + (error ? " error" : ""); }
 }
 
+// one action at a time; state.inflight is the running one, so that an undo pressed while
+// the next part loads waits for it instead of being lost
+function exclusive(body) {
+  state.busy = true;
+  state.inflight = (async () => { try { await body(); } finally { state.busy = false; } })();
+  return state.inflight;
+}
+
 async function act(fn) {
   if (state.busy || !state.task) return;
-  state.busy = true;
   document.querySelectorAll(".answers button").forEach(b => { b.disabled = true; });
-  try { await fn(state.task); await loadNext(); }
-  catch (e) { setStatus(e.message, true); render(); }
-  finally { state.busy = false; }
+  return exclusive(async () => {
+    try { await fn(state.task); await loadNext(); }
+    catch (e) { setStatus(e.message, true); render(); }
+  });
 }
 
 function answer(label) {
@@ -166,9 +174,8 @@ function undoable() {
 }
 
 async function change(entry) {
-  if (state.busy) return;
-  state.busy = true;
-  try {
+  while (state.busy) await state.inflight;
+  return exclusive(async () => { try {
     await api("POST", `/api/v1/tasks/${entry.id}/undo`, { request_id: crypto.randomUUID() });
     state.recent = state.recent.filter(r => r !== entry);
     renderRecent();
@@ -179,10 +186,15 @@ async function change(entry) {
     renderRecent();
     setStatus(e.status === 409 ? `Part ${entry.part}: the model has learned that answer ` +
               "already; it can no longer be changed." : e.message, true);
-  } finally { state.busy = false; }
+  } });
 }
 
-function undoLast() { const u = undoable(); if (u.length) change(u[0]); }
+// the last answer is known only once its request is back: wait for it before choosing
+async function undoLast() {
+  while (state.busy) await state.inflight;
+  const u = undoable();
+  if (u.length) await change(u[0]);
+}
 
 function renderRecent() {
   const list = document.getElementById("recent");
