@@ -317,3 +317,29 @@ def test_the_recommended_preset_needs_a_rate_budget(db: str) -> None:
         assert r.status_code == 422 and "rate such as '5%'" in r.text
         r = c.post("/api/v1/streams", json=stream_config(s, budget=40, preset="CBEAL-6"))
         assert r.status_code == 201 and "LD1" in r.json()["weights"]
+
+
+@pytest.mark.parametrize("classes", [[0, 1], [0.0, 1.0]], ids=["int", "float"])
+def test_numeric_classes_go_through_the_whole_loop(db: str, classes: list[Any]) -> None:
+    # SQLite returns a JSON number as a number: the JSON reader must take it as it is
+    s = line(seed=2)
+    y0 = [classes[int(v)] for v in s.y0]
+    cfg = stream_config(s, classes=classes, initial={"x": s.X0.tolist(), "y": y0})
+    with client(db) as c:
+        assert c.post("/api/v1/streams", json=cfg).status_code == 201
+        post_samples(c, s.X_stream[:200], [f"p{i}" for i in range(200)])
+        learned = 0
+        while (r := c.get("/api/v1/streams/line1/tasks/next")).status_code == 200:
+            task = r.json()
+            y = classes[int(s.y_stream[int(task["sample_id"][1:])])]
+            r = c.post(
+                f"/api/v1/tasks/{task['task_id']}/label",
+                json={"label": y, "request_id": f"r{learned}"},
+            )
+            assert r.status_code == 200 and r.json()["status"] == "learned", r.text
+            assert c.get(f"/api/v1/tasks/{task['task_id']}").json()["label"] == y
+            learned += 1
+        st = c.get("/api/v1/streams/line1").json()
+        assert learned > 0 and st["labels_learned"] == learned and st["model_version"] > 1
+        export = c.get("/api/v1/streams/line1/export?format=csv")
+        assert export.status_code == 200 and export.text.count("\n") > 200

@@ -35,7 +35,15 @@ def _json() -> dict[str, Any]:
     def dumps(value: Any) -> str:
         return orjson.dumps(value, option=orjson.OPT_SERIALIZE_NUMPY).decode()
 
-    return {"json_serializer": dumps, "json_deserializer": orjson.loads}
+    def loads(value: Any) -> Any:
+        # SQLite hands back a JSON number stored in a JSON column (a label 1) as a number;
+        # the stdlib's json.loads raises TypeError there, which SQLAlchemy's SQLite type
+        # catches, but orjson raises its own error
+        if isinstance(value, int | float):
+            return value
+        return orjson.loads(value)
+
+    return {"json_serializer": dumps, "json_deserializer": loads}
 
 
 def connect(url: str, *, sqlite_sync: str = "NORMAL") -> Engine:
