@@ -76,6 +76,11 @@ class Service:
             self.tasks.after_learning = self.background.refit_now
 
     def start(self) -> None:
+        # loading a checkpoint needs skops, whose first import takes about 2 s (it lists
+        # every scikit-learn estimator): pay that before serving, not in the first request
+        # after a restart
+        import skops.io  # noqa: F401
+
         self.background.start()
 
     def stop(self) -> None:
