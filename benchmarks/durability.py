@@ -90,13 +90,17 @@ class Harness:
         """SIGKILL the server a random time after it started serving again."""
         while self.kills < kills and not stop.is_set():
             wait = self.rng.uniform(low, high)
-            while time.monotonic() < self.ready_at + wait and not stop.is_set():
+            while not stop.is_set():
+                # checked under the lock: the client may have restarted the server while
+                # we waited, and the delay counts from the newest start
+                with self._lock:
+                    proc = self.server.proc
+                    alive = proc is not None and proc.poll() is None
+                    if alive and time.monotonic() >= self.ready_at + wait:
+                        self.server.kill()
+                        self.kills += 1
+                        break
                 time.sleep(0.01)
-            with self._lock:
-                proc = self.server.proc
-                if proc is not None and proc.poll() is None:
-                    self.server.kill()
-                    self.kills += 1
 
 
 def run(

@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import orjson
 from sqlalchemy import Engine, create_engine, event
 
 __all__ = ["connect", "default_url", "migrate"]
@@ -25,25 +26,22 @@ def default_url(path: str | Path = "cbeal-service.db") -> str:
     return f"sqlite:///{Path(path).resolve()}"
 
 
-def _json() -> dict[str, Any]:
-    """orjson for the JSON columns when it is installed (several times faster)."""
-    try:
-        import orjson
-    except ImportError:  # pragma: no cover - orjson comes with cbeal[service]
-        return {}
+def _dumps(value: Any) -> str:
+    return orjson.dumps(value, option=orjson.OPT_SERIALIZE_NUMPY).decode()
 
-    def dumps(value: Any) -> str:
-        return orjson.dumps(value, option=orjson.OPT_SERIALIZE_NUMPY).decode()
 
-    def loads(value: Any) -> Any:
-        # SQLite hands back a JSON number stored in a JSON column (a label 1) as a number;
-        # the stdlib's json.loads raises TypeError there, which SQLAlchemy's SQLite type
-        # catches, but orjson raises its own error
-        if isinstance(value, int | float):
-            return value
-        return orjson.loads(value)
+def _loads(value: Any) -> Any:
+    # SQLite hands back a JSON number stored in a JSON column (a label 1) as a number; the
+    # stdlib's json.loads raises TypeError there, which SQLAlchemy's SQLite type catches,
+    # but orjson raises its own error
+    if isinstance(value, int | float):
+        return value
+    return orjson.loads(value)
 
-    return {"json_serializer": dumps, "json_deserializer": loads}
+
+# orjson for the JSON columns (several times faster than the stdlib); module-level
+# functions, since psycopg warns that closures registered as its JSON codecs may leak
+_JSON: dict[str, Any] = {"json_serializer": _dumps, "json_deserializer": _loads}
 
 
 def connect(url: str, *, sqlite_sync: str = "NORMAL") -> Engine:
@@ -56,7 +54,7 @@ def connect(url: str, *, sqlite_sync: str = "NORMAL") -> Engine:
             connect_args={"check_same_thread": False, "timeout": 10},
             pool_size=8,
             max_overflow=8,
-            **_json(),
+            **_JSON,
         )
 
         def pragmas(dbapi_connection: Any, _record: Any) -> None:
@@ -69,7 +67,7 @@ def connect(url: str, *, sqlite_sync: str = "NORMAL") -> Engine:
 
         event.listen(engine, "connect", pragmas)
         return engine
-    return create_engine(url, pool_size=8, max_overflow=8, pool_pre_ping=True, **_json())
+    return create_engine(url, pool_size=8, max_overflow=8, pool_pre_ping=True, **_JSON)
 
 
 def migrate(engine: Engine) -> None:
