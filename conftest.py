@@ -4,8 +4,10 @@ import importlib.util
 
 collect_ignore = ["src/cbeal/__main__.py", "src/cbeal/service/migrations"]
 if importlib.util.find_spec("skactiveml") is None:  # optional: pip install cbeal[skactiveml]
-    collect_ignore += ["src/cbeal/experiments/skactiveml_check.py",
-                       "src/cbeal/adapters/skactiveml_agent.py"]
+    collect_ignore += [
+        "src/cbeal/experiments/skactiveml_check.py",
+        "src/cbeal/adapters/skactiveml_agent.py",
+    ]
 if importlib.util.find_spec("river") is None:  # optional: pip install cbeal[river]
     collect_ignore += ["src/cbeal/adapters/river.py", "src/cbeal/adapters/river_learner.py"]
 if importlib.util.find_spec("fastapi") is None:  # optional: pip install cbeal[service]
