@@ -177,6 +177,24 @@ def test_query_many_equals_query_one_row_by_row(stream: SimulatedStream, estimat
     assert [p.t for p in one.pending] == [p.t for p in many.pending]
 
 
+def test_query_many_keeps_its_own_copy_of_each_acquired_sample(stream: SimulatedStream) -> None:
+    # A line reuses its input buffer; the pending sample must not change with it (and must not
+    # keep the whole batch alive).
+    kept, reused = cbeal6(40, seed=3), cbeal6(40, seed=3)
+    kept.fit(stream.X0, stream.y0)
+    reused.fit(stream.X0, stream.y0)
+    X = stream.X_stream[:200].copy()
+    a, b = kept.query_many(X.copy()), reused.query_many(X)
+    X[:] = 1e6  # the caller overwrites its buffer before the labels arrive
+    for i, (da, db) in enumerate(zip(a, b, strict=True)):
+        if da.acquire:
+            kept.learn_one(None, stream.y_stream[i], decision=da.id)
+            reused.learn_one(None, stream.y_stream[i], decision=db.id)
+    assert reused.n_labels_ == kept.n_labels_ > 0
+    probe = stream.X_stream[200:260]
+    np.testing.assert_array_equal(reused.predict_proba(probe), kept.predict_proba(probe))
+
+
 def test_query_one_with_given_probabilities(stream: SimulatedStream) -> None:
     a = cbeal6(40, seed=3).fit(stream.X0, stream.y0)
     b = cbeal6(40, seed=3).fit(stream.X0, stream.y0)

@@ -289,7 +289,9 @@ class StreamLearner(Params):
             model_token=self.model_token_,
         )
         if acquire:
-            self._pending[t] = _Pending(z, prop, ctx.y_index, d)
+            # Own copy: a row of query_many's batch is a view that would keep the whole
+            # batch alive in the labelled pool (≈ 20× the memory per label in a service).
+            self._pending[t] = _Pending(z.copy(), prop, ctx.y_index, d)
         return d
 
     def flush(self) -> ChartStep | None:
