@@ -24,8 +24,10 @@ from cbeal.adapters.river import CbealActiveClassifier, RiverClassifier  # noqa:
 N = 300
 
 
-def phishing(n: int = N) -> list[tuple[dict[str, float], bool]]:
-    return list(datasets.Phishing().take(n))
+def sea(n: int = N) -> list[tuple[dict[int, float], bool]]:
+    # river's synthetic SEA stream (features keyed 0, 1, 2); river's bundled real-world data
+    # sets are kept for outside evaluation
+    return list(datasets.synth.SEA(seed=0).take(n))
 
 
 def cbeal_model(estimator: Any = None, **kw: Any) -> CbeAL:
@@ -52,7 +54,7 @@ def test_progressive_validation_asks_within_budget_and_learns_every_asked_label(
     model = CbealActiveClassifier(model=cbeal_model(), initial=10)
     steps = list(
         evaluate.iter_progressive_val_score(
-            datasets.Phishing().take(N), model, metrics.Accuracy(), delay=delay, step=N
+            datasets.synth.SEA(seed=0).take(N), model, metrics.Accuracy(), delay=delay, step=N
         )
     )
     last = steps[-1]
@@ -70,26 +72,28 @@ def test_progressive_validation_asks_within_budget_and_learns_every_asked_label(
 
 
 def test_same_decisions_as_cbeal_driven_by_hand() -> None:
-    data = phishing()
+    data = sea()
     wrapper = CbealActiveClassifier(model=cbeal_model(), initial=10)
     for x, y in data[:10]:
         assert wrapper.predict_one(x) == (None, True)
         wrapper.learn_one(x, y)
-    direct = cbeal_model().fit(pd.DataFrame([x for x, _ in data[:10]]), [y for _, y in data[:10]])
-    for x, y in data[10:]:
+    # by hand, features need string names (SEA keys them 0, 1, 2; the wrapper names them)
+    named = [{str(k): v for k, v in x.items()} for x, _ in data]
+    direct = cbeal_model().fit(pd.DataFrame(named[:10]), [y for _, y in data[:10]])
+    for (x, y), x_named in zip(data[10:], named[10:], strict=True):
         y_pred, ask = wrapper.predict_one(x)
-        d = direct.query_one(x)
+        d = direct.query_one(x_named)
         assert (y_pred, ask) == (d.y_pred, d.acquire)
         if ask:
             wrapper.learn_one(x, y)
-            direct.learn_one(x, y, decision=d)
+            direct.learn_one(x_named, y, decision=d)
     assert direct.n_labels_ > 5
     np.testing.assert_array_equal(wrapper.model_.weights_, direct.weights_)
 
 
 @pytest.mark.filterwarnings("ignore::cbeal.SingleClassWarning")  # D0 of 4: one class
 def test_labels_arrive_late_out_of_order_and_for_repeated_samples() -> None:
-    data = phishing(120)
+    data = sea(120)
     model = CbealActiveClassifier(model=cbeal_model(budget=0.5, classes=[False, True]), initial=4)
     for x, _ in data[:4]:
         model.predict_one(x)
@@ -113,7 +117,7 @@ def test_labels_arrive_late_out_of_order_and_for_repeated_samples() -> None:
 
 
 def test_a_sample_that_was_not_asked_for_is_refused() -> None:
-    data = phishing(80)
+    data = sea(80)
     model = CbealActiveClassifier(model=cbeal_model(budget=2), initial=5)
     for x, y in data[:5]:
         model.predict_one(x)
@@ -126,7 +130,7 @@ def test_a_sample_that_was_not_asked_for_is_refused() -> None:
 
 
 def test_wrapper_pickles_mid_stream_and_continues_identically() -> None:
-    data = phishing(200)
+    data = sea(200)
     model = CbealActiveClassifier(model=cbeal_model(), initial=10)
     for x, y in data[:100]:
         if model.predict_one(x)[1]:
@@ -161,7 +165,7 @@ def test_river_conventions() -> None:
 
 # ---------------------------------------------------------------- river learner
 def test_refit_by_replay_is_the_incremental_model() -> None:
-    data = phishing(150)
+    data = sea(150)
     X = np.array([[x[k] for k in data[0][0]] for x, _ in data])
     y = np.array([label for _, label in data])
     fitted = river_learner().fit(X, y)
@@ -178,7 +182,7 @@ def test_refit_by_replay_is_the_incremental_model() -> None:
 def test_a_river_classifier_as_cbeal_learner_in_a_river_loop() -> None:
     model = CbealActiveClassifier(model=cbeal_model(estimator=river_learner()), initial=10)
     metric = evaluate.progressive_val_score(
-        datasets.Phishing().take(N), model, metrics.Accuracy(), delay=3
+        datasets.synth.SEA(seed=0).take(N), model, metrics.Accuracy(), delay=3
     )
     assert metric.get() > 0.75
     assert model.model_.learner_version == model.model_.n_labels_ + 1  # refit per label
@@ -188,7 +192,7 @@ def test_a_river_classifier_as_cbeal_learner_in_a_river_loop() -> None:
 def test_model_with_a_river_learner_saves_and_loads_with_trusted_river_types(
     tmp_path: Path,
 ) -> None:
-    data = phishing(200)
+    data = sea(200)
     X = pd.DataFrame([x for x, _ in data])
     y = np.array([label for _, label in data])
     with warnings.catch_warnings():

@@ -34,6 +34,14 @@ def _key(x: dict[Any, Any]) -> str:
     return repr(sorted(x.items(), key=lambda kv: str(kv[0])))
 
 
+def _named(x: dict[Any, Any]) -> dict[str, Any]:
+    """`x` with string feature names: river's synthetic streams (SEA, Hyperplane) key
+    features by position, and cbeal checks dict samples by column name."""
+    if all(isinstance(k, str) for k in x):
+        return x
+    return {str(k): v for k, v in x.items()}
+
+
 class CbealActiveClassifier(active.base.ActiveLearningClassifier):
     """A cbeal stream model as a river active learner.
 
@@ -71,7 +79,7 @@ class CbealActiveClassifier(active.base.ActiveLearningClassifier):
     >>> model = CbealActiveClassifier(model=CbeAL.from_preset(
     ...     "CBEAL-2", estimator=LogisticRegression(), budget=0.1, random_state=0))
     >>> metric = evaluate.progressive_val_score(
-    ...     datasets.Phishing().take(300), model, metrics.Accuracy(), delay=5)
+    ...     datasets.synth.SEA(seed=0).take(300), model, metrics.Accuracy(), delay=5)
     >>> model.n_asked_ <= 10 + 0.1 * 300
     True
     """
@@ -132,7 +140,7 @@ class CbealActiveClassifier(active.base.ActiveLearningClassifier):
             self._warmup.setdefault(_key(x), deque()).append(dict(x))
             self.n_asked_ += 1
             return {}, True
-        d = self.model_.query_one(x)
+        d = self.model_.query_one(_named(x))
         if d.acquire:
             self._asked.setdefault(_key(x), deque()).append(d.id)
             self.n_asked_ += 1
@@ -168,7 +176,7 @@ class CbealActiveClassifier(active.base.ActiveLearningClassifier):
     def _start(self) -> None:
         import pandas as pd
 
-        rows = [x for x, _ in self._d0]
+        rows = [_named(x) for x, _ in self._d0]
         X0 = pd.DataFrame(rows, columns=list(rows[0]))
         model = self.model.clone()
         model.fit(X0, [y for _, y in self._d0])
