@@ -39,10 +39,10 @@ def run(code: str, tmp_path: Path) -> str:
 def test_the_river_loop(tmp_path: Path) -> None:
     pytest.importorskip("river")
     out = run(block("# river_loop.py"), tmp_path)
-    m = re.search(r"Accuracy: ([\d.]+)% with (\d+) labels asked of 1250", out)
+    m = re.search(r"Accuracy: ([\d.]+)% with (\d+) labels asked of 1000", out)
     assert m is not None, out
     accuracy, asked = float(m.group(1)), int(m.group(2))
-    assert accuracy > 75.0 and 10 < asked <= 10 + 0.1 * 1240
+    assert accuracy > 75.0 and 10 < asked <= 10 + 0.1 * 990
 
 
 def test_the_skactiveml_loop(tmp_path: Path) -> None:
