@@ -8,7 +8,15 @@ from typing import Any
 import numpy as np
 
 from cbeal.baselines import preset_pool
-from cbeal.core import AgentEnsemble, Exp4P, LabelRate, ParameterError, as_budget, preset_agents
+from cbeal.core import (
+    AgentEnsemble,
+    Exp4P,
+    LabelRate,
+    ParameterError,
+    ScoreFusion,
+    as_budget,
+    preset_agents,
+)
 from cbeal.core.agent import Agent
 from cbeal.core.presets import EXTENDED_PRESETS, RECOMMENDED, preset_solver
 from cbeal.models.stream import StreamLearner
@@ -38,6 +46,11 @@ class CbeAL(StreamLearner):
         max_in_window=30)``. Never exceeded; pending labels count.
     solver
         An :class:`~cbeal.core.Exp4P` carrying the bandit's options; None = paper defaults.
+    fusion
+        A :class:`~cbeal.core.ScoreFusion` (without agents) to fuse the agents' graded
+        scores and pace the budget with one quantile filter instead of the paper's vote;
+        None (default) = the paper's Exp4.P-EWMA vote. Its ``budget_fraction`` defaults to
+        the rate of a rate budget. Not together with `solver`.
     epsilon
         Ensemble-level ε-greedy exploration.
     reward, penalty
@@ -77,6 +90,7 @@ class CbeAL(StreamLearner):
     @classmethod
     def _unit_test_params(cls) -> list[dict[str, Any]]:
         from cbeal.learners.registry import make_learner
+        from cbeal.models.fusion_presets import fusion_of, fusion_pool
 
         return [
             {
@@ -84,7 +98,14 @@ class CbeAL(StreamLearner):
                 "estimator": make_learner("logreg"),
                 "budget": 9,
                 "random_state": 3,
-            }
+            },
+            {  # score fusion with every kind of member, the committee's refits included
+                "agents": fusion_pool(("RAL1", "ENT", "QBC", "DWU", "MIN", "SPF1"), 0.1),
+                "fusion": fusion_of("evidence"),
+                "estimator": make_learner("logreg"),
+                "budget": 0.1,
+                "random_state": 3,
+            },
         ]
 
     def __init__(
@@ -94,6 +115,7 @@ class CbeAL(StreamLearner):
         estimator: Any,
         budget: Any,
         solver: Exp4P | None = None,
+        fusion: ScoreFusion | None = None,
         epsilon: float = 0.01,
         reward: float = 1.0,
         penalty: float = -0.5,
@@ -107,6 +129,7 @@ class CbeAL(StreamLearner):
         self.estimator = estimator
         self.budget = budget
         self.solver = solver
+        self.fusion = fusion
         self.epsilon = epsilon
         self.reward = reward
         self.penalty = penalty
@@ -147,14 +170,41 @@ class CbeAL(StreamLearner):
         """A CbeAL with your own agents (or (name, agent) pairs), in the order given."""
         return cls(agents=list(agents), **params)
 
-    def _make_policy(self) -> AgentEnsemble:
-        return AgentEnsemble(agents=self.agents, solver=self.solver, epsilon=self.epsilon)
+    def _make_policy(self) -> AgentEnsemble | ScoreFusion:
+        if self.fusion is None:
+            return AgentEnsemble(agents=self.agents, solver=self.solver, epsilon=self.epsilon)
+        if not isinstance(self.fusion, ScoreFusion):
+            raise ParameterError(
+                f"fusion must be a ScoreFusion, e.g. ScoreFusion(weights=EqualWeights()), got "
+                f"{type(self.fusion).__name__}"
+            )
+        if self.solver is not None:
+            raise ParameterError(
+                "solver is the voting policy's bandit and fusion replaces that policy: give "
+                "one of them"
+            )
+        if self.fusion.agents is not None:
+            raise ParameterError("give the agents to CbeAL, not to its ScoreFusion")
+        share = self.fusion.budget_fraction
+        if share is None:
+            share = _share(self.budget)
+        if share is None:
+            raise ParameterError(
+                "score fusion paces the budget to a share of the samples: give the budget as "
+                "a rate (e.g. budget=0.05) or ScoreFusion(budget_fraction=B/n) for a count B"
+            )
+        return self.fusion.clone().set_params(
+            agents=self.agents, budget_fraction=share, epsilon=self.epsilon
+        )
 
     @property
     def weights_(self) -> np.ndarray:
         """Current standardized agent weights."""
         self._check_fitted()
-        return np.asarray(self.policy_.solver_.weights())  # type: ignore[attr-defined]
+        policy = self.policy_
+        if isinstance(policy, ScoreFusion):
+            return policy.weights_now()
+        return np.asarray(policy.solver_.weights())  # type: ignore[attr-defined]
 
 
 def _share(budget: Any) -> float | None:
