@@ -19,9 +19,18 @@ pd = pytest.importorskip("pandas")
 # ------------------------------------------------------------------------- workloads
 def test_workload_ids_unique_and_parts_disjoint_and_balanced() -> None:
     parts = [p for _, p in WORKLOADS.values()]
-    assert set(parts) == {"dev", "eval"} and parts.count("dev") == parts.count("eval")
-    fams = {p: {w.family for w, q in WORKLOADS.values() if q == p} for p in ("dev", "eval")}
+    assert set(parts) == {"dev", "eval", "fresh"} and parts.count("dev") == parts.count("eval")
+    fams = {p: {w.family for w, q in WORKLOADS.values() if q == p} for p in set(parts)}
     assert fams["dev"] == fams["eval"]  # every kind of data on both sides
+    # scikit-learn's bundled sets are all used but iris (150 samples, separable)
+    assert fams["fresh"] == fams["dev"] - {"sklearn"}
+    # the fresh part shares no source (nor generator setting) with the parts looked at
+    seen = {(w.family, w.source, w.options) for w, q in WORKLOADS.values() if q != "fresh"}
+    fresh = {(w.family, w.source, w.options) for w, q in WORKLOADS.values() if q == "fresh"}
+    assert not seen & fresh
+    assert set(PROFILES["fresh"].workloads) == {
+        k for k, (_, p) in WORKLOADS.items() if p == "fresh"
+    }
     assert set(PROFILES["dev"].workloads) == {k for k, (_, p) in WORKLOADS.items() if p == "dev"}
     assert set(PROFILES["quick"].workloads) <= set(PROFILES["dev"].workloads)
 

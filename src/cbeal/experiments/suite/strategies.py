@@ -33,8 +33,17 @@ from cbeal.experiments.methods import METHODS, Builder
 from cbeal.experiments.skactiveml_check import SkactivemlAgent
 from cbeal.experiments.suite.peers import RiverEntropyAgent, SkactivemlPALAgent
 from cbeal.models import CbeAL, SingleAgentLearner, StreamLearner
+from cbeal.models.fusion_presets import fusion_of, fusion_pool
 
-__all__ = ["CANDIDATES", "Candidate", "Strategy", "strategies", "strategy"]
+__all__ = [
+    "CANDIDATES",
+    "FUSION",
+    "Candidate",
+    "FusionCandidate",
+    "Strategy",
+    "strategies",
+    "strategy",
+]
 
 AgentPool = Callable[[float], list[tuple[str, Agent]]]
 
@@ -186,6 +195,52 @@ CANDIDATES: tuple[Candidate, ...] = (
 )
 
 
+@dataclass(frozen=True)
+class FusionCandidate:
+    """A score-fusion configuration (issue 23): members, weight rule and the pacer's options.
+
+    Run with a rate budget ``LabelRate(rate=b, total=B)``, as a user with a rate budget
+    gets it (the pacer never asks before a label has accrued, so a count budget ``B``
+    gives the same decisions).
+    """
+
+    name: str
+    role: str  # "fusion" (eligible), "member" (one member alone, paced)
+    members: tuple[str, ...]
+    weights: str = "equal"
+    epsilon: float = 0.0
+
+    def build(self, est: Any, budget: int, n_stream: int, seed: int) -> StreamLearner:
+        b = budget / n_stream
+        return CbeAL(
+            agents=fusion_pool(self.members, b, est),
+            fusion=fusion_of(self.weights),
+            epsilon=self.epsilon,
+            estimator=est,
+            budget=LabelRate(rate=b, total=budget),
+            random_state=seed,
+        )
+
+
+_U4 = ("RAL1", "RAL2", "ENT", "VU")  # CBEAL-4U's members
+_DIVERSE = ("H", "QBC", "DWU", "MIN", "SPF1", "LDS")  # members that see different things
+FUSION: tuple[FusionCandidate, ...] = (
+    FusionCandidate("F:4U-eq", "fusion", _U4),
+    FusionCandidate("F:4U-ev", "fusion", _U4, "evidence"),
+    FusionCandidate("F:div-eq", "fusion", _DIVERSE),
+    FusionCandidate("F:div-ev", "fusion", _DIVERSE, "evidence"),
+    FusionCandidate("F:4U+3-eq", "fusion", (*_U4, "QBC", "DWU", "MIN")),
+    FusionCandidate("F:4U+3-ev", "fusion", (*_U4, "QBC", "DWU", "MIN"), "evidence"),
+    FusionCandidate("F:4U+MIN-eq", "fusion", (*_U4, "MIN")),
+    FusionCandidate("F:H+QBC+MIN-eq", "fusion", ("H", "QBC", "MIN")),
+    # each new member alone, paced by the same quantile filter
+    *(
+        FusionCandidate(f"M:{m}", "member", (m,))
+        for m in ("H", "DWU", "QBC", "MIN", "LDS", "SPF1", "RAL1")
+    ),
+)
+
+
 def _all() -> dict[str, Strategy]:
     out: dict[str, Strategy] = {}
     for name in ("LD1", "LD2", "LD3", "SPF1", "RAL1", "RAL2", "RAL3", "RAL4"):
@@ -215,6 +270,8 @@ def _all() -> dict[str, Strategy]:
     out.update({p.name: p for p in peers})
     for c in CANDIDATES:
         out[c.name] = Strategy(c.name, c.role, c.build)
+    for f in FUSION:
+        out[f.name] = Strategy(f.name, f.role, f.build)
     out[RECOMMENDED] = Strategy(RECOMMENDED, "recommended", _recommended)
     return out
 
