@@ -19,6 +19,7 @@ from cbeal.core import (
 )
 from cbeal.core.agent import Agent
 from cbeal.core.presets import EXTENDED_PRESETS, RECOMMENDED, preset_solver
+from cbeal.models.fusion_presets import FUSION_PRESETS, fusion_of, fusion_pool
 from cbeal.models.stream import StreamLearner
 
 __all__ = ["CbeAL"]
@@ -90,7 +91,6 @@ class CbeAL(StreamLearner):
     @classmethod
     def _unit_test_params(cls) -> list[dict[str, Any]]:
         from cbeal.learners.registry import make_learner
-        from cbeal.models.fusion_presets import fusion_of, fusion_pool
 
         return [
             {
@@ -153,6 +153,8 @@ class CbeAL(StreamLearner):
         rate (e.g. ``0.05``) or pass ``budget_fraction=B / n``.
         """
         key = (RECOMMENDED if name is None else name).upper().replace("_", "-")
+        if key in FUSION_PRESETS:
+            return cls._from_fusion_preset(key, budget_fraction, params)
         if key not in EXTENDED_PRESETS:
             return cls(agents=preset_agents(key), **params)
         share = budget_fraction if budget_fraction is not None else _share(params.get("budget"))
@@ -164,6 +166,23 @@ class CbeAL(StreamLearner):
         params.setdefault("solver", preset_solver(key))
         params.setdefault("epsilon", EXTENDED_PRESETS[key]["epsilon"])
         return cls(agents=preset_pool(key, share), **params)
+
+    @classmethod
+    def _from_fusion_preset(
+        cls, key: str, budget_fraction: float | None, params: dict[str, Any]
+    ) -> CbeAL:
+        spec = FUSION_PRESETS[key]
+        share = budget_fraction if budget_fraction is not None else _share(params.get("budget"))
+        if share is None:
+            raise ParameterError(
+                f"{key} paces one budget over the fused score: give the budget as a rate "
+                "(e.g. budget=0.05) or pass budget_fraction=B/n with a count budget"
+            )
+        options = {} if budget_fraction is None else {"budget_fraction": float(budget_fraction)}
+        params.setdefault("fusion", fusion_of(spec["weights"], **options))
+        params.setdefault("epsilon", spec["epsilon"])
+        agents = fusion_pool(spec["agents"], share, params.get("estimator"))
+        return cls(agents=agents, **params)
 
     @classmethod
     def from_agents(cls, agents: Sequence[Agent | tuple[str, Agent]], **params: Any) -> CbeAL:
