@@ -330,3 +330,15 @@ def test_an_always_asking_member_alone_is_paced() -> None:
     ).fit(s.X0, s.y0)
     trace = simulate(model, s.X_stream, s.y_stream)
     assert math.floor(0.1 * len(trace)) - 1 <= trace.n_acquired <= math.floor(0.1 * len(trace))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_count_budget_is_spent_whole_and_evenly(seed: int) -> None:
+    # the head start makes the first label available at once and the last one due
+    # 1/b samples before the end
+    s = make_stream(n=1020, random_state=seed)
+    n = s.y_stream.size
+    model = _fused(seed, budget=50, fusion=fusion_of(budget_fraction=50 / n)).fit(s.X0, s.y0)
+    trace = simulate(model, s.X_stream, s.y_stream)
+    assert trace.n_acquired == 50
+    assert 0.4 <= trace.acquired[: n // 2].sum() / 50 <= 0.6

@@ -61,8 +61,10 @@ class ScoreFusion(Policy):
     budget_fraction
         The share of samples the pacer spends (the rate of a rate budget, or ``B / n``);
         :class:`~cbeal.CbeAL` fills it in from a rate budget.
-    window, tolerance
-        The pacer's window and tolerance (see :class:`~cbeal.core.QuantilePacer`).
+    window, tolerance, head_start
+        The pacer's window, tolerance and head start (see
+        :class:`~cbeal.core.QuantilePacer`); :class:`~cbeal.CbeAL` sets no head start
+        under a rate budget, whose cap accrues at the same rate.
     epsilon
         ε of ε-greedy exploration on top of the pacer (:class:`~cbeal.CbeAL` passes its
         own).
@@ -77,8 +79,8 @@ class ScoreFusion(Policy):
     >>> prop = fusion.propose(Context(np.full(3, 9.0), np.array([0.99, 0.01])))
     >>> prop.advice.tolist(), prop.weights.tolist()   # SPF: far away; RAL: quite certain
     ([1.0, 0.1], [0.5, 0.5])
-    >>> round(prop.score, 3), prop.p_acquire          # no label is due after one sample
-    (0.55, 0.0)
+    >>> round(prop.score, 3), prop.p_acquire          # the head start's label: asked
+    (0.55, 1.0)
     """
 
     @classmethod
@@ -95,6 +97,7 @@ class ScoreFusion(Policy):
         budget_fraction: float | None = None,
         window: int = 200,
         tolerance: float = 1.0,
+        head_start: float = 1.0,
         epsilon: float = 0.0,
     ) -> None:
         self.agents = agents
@@ -102,6 +105,7 @@ class ScoreFusion(Policy):
         self.budget_fraction = budget_fraction
         self.window = window
         self.tolerance = tolerance
+        self.head_start = head_start
         self.epsilon = epsilon
 
     @property
@@ -133,7 +137,10 @@ class ScoreFusion(Policy):
         m = len(self.agents_)
         self.rule_ = rule.clone().start(m)
         self.pacer_ = QuantilePacer(
-            budget_fraction=self.budget_fraction, window=self.window, tolerance=self.tolerance
+            budget_fraction=self.budget_fraction,
+            window=self.window,
+            tolerance=self.tolerance,
+            head_start=self.head_start,
         ).start(m)
         self._plan(X0)
         return self

@@ -7,14 +7,18 @@ al.'s balanced incremental quantile filter). Keeping the members' scores rather 
 fused values means a change of weights re-fuses the whole window: an outside probe traced
 a stall to a window fused under old weights, 38 % of it above every new candidate.
 
-Like a rate budget, the pacer spends a label only once it has accrued: with
-``A = b · t − acquired`` after ``t`` samples it never asks while ``A < 1``. Once a label is
+The pacer spends a label only once it has accrued: with ``A = b · t + h − acquired``
+after ``t`` samples (``h`` a head start) it never asks while ``A < 1``. Once a label is
 due, the balance lowers the quantile level linearly from ``1 − b`` to 0 over `tolerance`
 labels' worth of samples (``tolerance / b``), so that the chance of asking rises from
 ``b`` to 1 (scikit-activeml lowers the threshold by the window's range instead, which an
 outlying score stretches). With the default tolerance of one label the pacer never owes
-two labels, and ends a stream at most one label short of ``floor(b · n)``. The model's
-budget stays the hard cap; the pacer only decides which samples are worth it.
+two labels. With a head start of one label (for a count budget ``B``, ``b = B / n``) the
+first label may be asked for at once and the last one is due ``1 / b`` samples before
+the end, so the whole of ``B`` is spent; under a rate budget, whose cap accrues at the
+same rate, there is no head start and a stream ends at most one label short of
+``floor(b · n)``. The model's budget stays the hard cap; the pacer only decides which
+samples are worth it.
 """
 
 from __future__ import annotations
@@ -42,6 +46,9 @@ class QuantilePacer(Params):
     tolerance
         How long a due label waits for a good sample, in labels' worth of samples
         (``tolerance / b`` samples); then any sample is asked for (``> 0``).
+    head_start
+        Labels available before any has accrued (``≥ 0``): 1 for a count budget, 0 under
+        a rate budget.
 
     Each call of :meth:`decide` observes one sample; call :meth:`acquired_one` when the
     model acquired it.
@@ -69,11 +76,17 @@ class QuantilePacer(Params):
         return [{"budget_fraction": 0.05, "window": 50, "tolerance": 2.0}]
 
     def __init__(
-        self, *, budget_fraction: float = 0.1, window: int = 200, tolerance: float = 1.0
+        self,
+        *,
+        budget_fraction: float = 0.1,
+        window: int = 200,
+        tolerance: float = 1.0,
+        head_start: float = 0.0,
     ) -> None:
         self.budget_fraction = budget_fraction
         self.window = window
         self.tolerance = tolerance
+        self.head_start = head_start
 
     def _check(self) -> None:
         b = self.budget_fraction
@@ -88,6 +101,9 @@ class QuantilePacer(Params):
         tol = self.tolerance
         if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not tol > 0.0:
             raise ParameterError(f"tolerance must be a number of labels > 0, got {tol!r}")
+        h = self.head_start
+        if isinstance(h, bool) or not isinstance(h, (int, float)) or not h >= 0.0:
+            raise ParameterError(f"head_start must be a number of labels ≥ 0, got {h!r}")
 
     def start(self, n_members: int) -> QuantilePacer:
         """Reset for a stream whose ensemble has `n_members` members."""
@@ -103,8 +119,10 @@ class QuantilePacer(Params):
 
     @property
     def allowance(self) -> float:
-        """Labels accrued and not spent: ``b · t − acquired`` (negative when ahead)."""
-        return float(self.budget_fraction) * self.n_seen_ - self.n_acquired_
+        """Labels accrued and not spent: ``b · t + h − acquired`` (negative when ahead)."""
+        return (
+            float(self.budget_fraction) * self.n_seen_ + float(self.head_start) - self.n_acquired_
+        )
 
     def decide(self, scores: np.ndarray, weights: np.ndarray) -> tuple[float, float, bool]:
         """Observe one sample's member `scores`; ``(fused score, threshold, ask)``.

@@ -51,7 +51,8 @@ class CbeAL(StreamLearner):
         A :class:`~cbeal.core.ScoreFusion` (without agents) to fuse the agents' graded
         scores and pace the budget with one quantile filter instead of the paper's vote;
         None (default) = the paper's Exp4.P-EWMA vote. Its ``budget_fraction`` defaults to
-        the rate of a rate budget. Not together with `solver`.
+        the rate of a rate budget; under a rate budget its pacer gets no head start. Not
+        together with `solver`.
     epsilon
         Ensemble-level ε-greedy exploration.
     reward, penalty
@@ -212,9 +213,13 @@ class CbeAL(StreamLearner):
                 "score fusion paces the budget to a share of the samples: give the budget as "
                 "a rate (e.g. budget=0.05) or ScoreFusion(budget_fraction=B/n) for a count B"
             )
-        return self.fusion.clone().set_params(
+        fusion = self.fusion.clone().set_params(
             agents=self.agents, budget_fraction=share, epsilon=self.epsilon
         )
+        if isinstance(as_budget(self.budget), LabelRate):
+            # the cap accrues at the rate itself: a head start could only be refused
+            fusion.set_params(head_start=0.0)
+        return fusion
 
     @property
     def weights_(self) -> np.ndarray:

@@ -199,9 +199,10 @@ CANDIDATES: tuple[Candidate, ...] = (
 class FusionCandidate:
     """A score-fusion configuration (issue 23): members, weight rule and the pacer's options.
 
-    Run with a rate budget ``LabelRate(rate=b, total=B)``, as a user with a rate budget
-    gets it (the pacer never asks before a label has accrued, so a count budget ``B``
-    gives the same decisions).
+    Run like every strategy with the hard budget ``B``; its pacer spends the share
+    ``b = B / n`` evenly, with a head start of one label so that all of ``B`` is spent.
+    With ``rate=True`` the budget is the rate budget ``LabelRate(rate=b, total=B)``
+    instead (no head start).
     """
 
     name: str
@@ -209,15 +210,16 @@ class FusionCandidate:
     members: tuple[str, ...]
     weights: str = "equal"
     epsilon: float = 0.0
+    rate: bool = False
 
     def build(self, est: Any, budget: int, n_stream: int, seed: int) -> StreamLearner:
         b = budget / n_stream
         return CbeAL(
             agents=fusion_pool(self.members, b, est),
-            fusion=fusion_of(self.weights),
+            fusion=fusion_of(self.weights, budget_fraction=b),
             epsilon=self.epsilon,
             estimator=est,
-            budget=LabelRate(rate=b, total=budget),
+            budget=LabelRate(rate=b, total=budget) if self.rate else budget,
             random_state=seed,
         )
 
