@@ -19,6 +19,7 @@ from cbeal.core import (
 )
 from cbeal.core.agent import Agent
 from cbeal.core.presets import EXTENDED_PRESETS, RECOMMENDED, preset_solver
+from cbeal.models import fusion_presets
 from cbeal.models.fusion_presets import FUSION_PRESETS, fusion_of, fusion_pool
 from cbeal.models.stream import StreamLearner
 
@@ -153,7 +154,8 @@ class CbeAL(StreamLearner):
         Its pacing agents need the budget as a share of the stream: give `budget` as a
         rate (e.g. ``0.05``) or pass ``budget_fraction=B / n``.
         """
-        key = (RECOMMENDED if name is None else name).upper().replace("_", "-")
+        default = fusion_presets.RECOMMENDED or RECOMMENDED
+        key = (default if name is None else name).upper().replace("_", "-")
         if key in FUSION_PRESETS:
             return cls._from_fusion_preset(key, budget_fraction, params)
         if key not in EXTENDED_PRESETS:

@@ -33,7 +33,15 @@ from cbeal.core import (
 )
 from cbeal.learners.committee import CommitteeAgent
 
-__all__ = ["FUSION_PRESETS", "MEMBERS", "WEIGHT_RULES", "fusion_of", "fusion_pool", "member"]
+__all__ = [
+    "FUSION_PRESETS",
+    "MEMBERS",
+    "RECOMMENDED",
+    "WEIGHT_RULES",
+    "fusion_of",
+    "fusion_pool",
+    "member",
+]
 
 
 #: member name -> agent for a budget share and the model's estimator
@@ -61,6 +69,9 @@ WEIGHT_RULES: dict[str, Callable[[], Any]] = {
 #: preset name -> members, weight rule and ε (filled in by the choice on the development
 #: part of the benchmark suite, BENCHMARK.md)
 FUSION_PRESETS: dict[str, dict[str, Any]] = {}
+
+#: the recommended preset, the default of ``CbeAL.from_preset()`` (None: the previous one)
+RECOMMENDED: str | None = None
 
 
 def member(name: str, budget_fraction: float, estimator: Any = None) -> Agent:

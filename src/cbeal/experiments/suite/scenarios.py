@@ -186,7 +186,7 @@ PROFILES: dict[str, Profile] = {
         "fresh",
         _part("fresh"),
         3,
-        groups=("baseline", "cbeal", "peer", "recommended"),
+        groups=("baseline", "cbeal", "peer", "recommended", "recommended-rate"),
         names=("ENT", "CBEAL-4U"),
     ),
 }

@@ -32,7 +32,7 @@ from cbeal.core.presets import EXTENDED_PRESETS, RECOMMENDED, preset_solver
 from cbeal.experiments.methods import METHODS, Builder
 from cbeal.experiments.skactiveml_check import SkactivemlAgent
 from cbeal.experiments.suite.peers import RiverEntropyAgent, SkactivemlPALAgent
-from cbeal.models import CbeAL, SingleAgentLearner, StreamLearner
+from cbeal.models import CbeAL, SingleAgentLearner, StreamLearner, fusion_presets
 from cbeal.models.fusion_presets import fusion_of, fusion_pool
 
 __all__ = [
@@ -274,8 +274,33 @@ def _all() -> dict[str, Strategy]:
         out[c.name] = Strategy(c.name, c.role, c.build)
     for f in FUSION:
         out[f.name] = Strategy(f.name, f.role, f.build)
-    out[RECOMMENDED] = Strategy(RECOMMENDED, "recommended", _recommended)
+    # CBEAL-4U was the recommended preset until score fusion's was chosen (issue 23)
+    out[RECOMMENDED] = Strategy(
+        RECOMMENDED, "cbeal" if fusion_presets.RECOMMENDED else "recommended", _recommended
+    )
+    for name in fusion_presets.FUSION_PRESETS:
+        rec = name == fusion_presets.RECOMMENDED
+        out[name] = Strategy(name, "recommended" if rec else "cbeal", _fusion_preset(name))
+        out[f"{name} (rate)"] = Strategy(
+            f"{name} (rate)", "recommended-rate" if rec else "cbeal", _fusion_preset(name, True)
+        )
     return out
+
+
+def _fusion_preset(name: str, rate: bool = False) -> Builder:
+    """A score-fusion preset exactly as a user gets it: with the count budget ``B`` and
+    ``budget_fraction=B/n``, or (`rate`) with the rate budget ``LabelRate(B/n, total=B)``."""
+
+    def build(est: Any, budget: int, n_stream: int, seed: int) -> StreamLearner:
+        b = budget / n_stream
+        if rate:
+            cap = LabelRate(rate=b, total=budget)
+            return CbeAL.from_preset(name, estimator=est, budget=cap, random_state=seed)
+        return CbeAL.from_preset(
+            name, estimator=est, budget=budget, budget_fraction=b, random_state=seed
+        )
+
+    return build
 
 
 def _recommended(est: Any, budget: int, n_stream: int, seed: int) -> StreamLearner:
