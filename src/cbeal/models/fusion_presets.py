@@ -68,10 +68,17 @@ WEIGHT_RULES: dict[str, Callable[[], Any]] = {
 
 #: preset name -> members, weight rule and ε (filled in by the choice on the development
 #: part of the benchmark suite, BENCHMARK.md)
-FUSION_PRESETS: dict[str, dict[str, Any]] = {}
+FUSION_PRESETS: dict[str, dict[str, Any]] = {
+    # chosen by the rule on the development part (candidate F:4U+MIN-eq)
+    "CBEAL-5F": {
+        "agents": ("RAL1", "RAL2", "ENT", "VU", "MIN"),
+        "weights": "equal",
+        "epsilon": 0.0,
+    },
+}
 
 #: the recommended preset, the default of ``CbeAL.from_preset()`` (None: the previous one)
-RECOMMENDED: str | None = None
+RECOMMENDED: str | None = "CBEAL-5F"
 
 
 def member(name: str, budget_fraction: float, estimator: Any = None) -> Agent:
