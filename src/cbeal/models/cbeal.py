@@ -147,12 +147,14 @@ class CbeAL(StreamLearner):
     ) -> CbeAL:
         """A CbeAL with the agents of preset `name`.
 
-        The paper's presets are CBEAL-2, -4, -4*, -6 and -8 (its Tables 1 and A). Without a
-        name: the recommended preset, ``CBEAL-4U`` (two RAL agents, entropy and variable
-        uncertainty sampling paced to the budget, Exp4.P with step 0.2 and no EWMA chart),
-        chosen on the development part of cbeal's label-efficiency suite (BENCHMARK.md).
-        Its pacing agents need the budget as a share of the stream: give `budget` as a
-        rate (e.g. ``0.05``) or pass ``budget_fraction=B / n``.
+        The paper's presets are CBEAL-2, -4, -4*, -6 and -8 (its Tables 1 and A), voting
+        with Exp4.P-EWMA as in the paper. Without a name: the recommended preset,
+        ``CBEAL-5F`` — score fusion of RAL1, RAL2, entropy and variable-uncertainty
+        sampling and minority seeking with equal weights, one quantile pacer spending the
+        budget evenly — chosen on the development part of cbeal's label-efficiency suite
+        (BENCHMARK.md); ``CBEAL-4U`` is the previous recommendation (Exp4.P, step 0.2, no
+        EWMA chart). Both pace to the budget as a share of the stream: give `budget` as a
+        rate (e.g. ``0.05``) or pass ``budget_fraction=B / n`` with a count.
         """
         default = fusion_presets.RECOMMENDED or RECOMMENDED
         key = (default if name is None else name).upper().replace("_", "-")
