@@ -339,9 +339,7 @@ def test_threads_sharing_a_model_lose_nothing(stream: SimulatedStream) -> None:
 
 
 def test_the_default_preset_is_the_recommended_one_and_named_presets_are_unchanged() -> None:
-    from cbeal.core import Exp4P
-
-    from cbeal.core import EqualWeights, ScoreFusion
+    from cbeal.core import EqualWeights, Exp4P, ScoreFusion
 
     model = CbeAL.from_preset(estimator=LogisticRegression(), budget=0.05)
     assert [n for n, _ in model.agents] == ["RAL1", "RAL2", "ENT", "VU", "MIN"]
