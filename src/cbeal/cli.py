@@ -6,6 +6,7 @@ flags (--test-fraction)."""
 from __future__ import annotations
 
 import argparse
+import logging
 import re
 import sys
 import time
@@ -15,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from cbeal._version import __version__
+from cbeal.bridges.client import ServiceError
 
 __all__ = ["main"]
 
@@ -231,7 +233,7 @@ def _token(args: argparse.Namespace) -> int:
 def _replay(args: argparse.Namespace) -> int:
     import os
 
-    from cbeal.service.client import replay
+    from cbeal.bridges.replay import replay
 
     token = args.token or os.environ.get("CBEAL_TOKEN")
 
@@ -276,7 +278,7 @@ def _replay(args: argparse.Namespace) -> int:
 def _mqtt(args: argparse.Namespace) -> int:
     import os
 
-    from cbeal.service.mqtt import Bridge
+    from cbeal.bridges.mqtt import Bridge
 
     bridge = Bridge(
         broker=args.broker,
@@ -285,15 +287,17 @@ def _mqtt(args: argparse.Namespace) -> int:
         stream=args.stream,
         url=args.url,
         token=args.token or os.environ.get("CBEAL_TOKEN"),
+        client_id=args.client_id,
     )
     print(
         f"bridging {args.broker} {args.topic} -> stream {args.stream!r} -> {args.reply}",
         file=sys.stderr,
     )
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     try:
         bridge.run_forever()
     except KeyboardInterrupt:
-        bridge.stop()
+        pass  # run_forever stopped the bridge; unstored messages wait at the broker
     return 0
 
 
@@ -302,8 +306,8 @@ def _labelstudio(args: argparse.Namespace) -> int:
 
     import httpx
 
-    from cbeal.service.client import Client
-    from cbeal.service.labelstudio import label_config, push
+    from cbeal.bridges.client import Client
+    from cbeal.bridges.labelstudio import label_config, push
 
     cbeal = Client(args.url, args.token or os.environ.get("CBEAL_TOKEN"))
     if args.action == "config":
@@ -740,6 +744,13 @@ def _service_parsers(sub: Any, fmt: type[argparse.HelpFormatter]) -> None:
     mq.add_argument("--stream", required=True, help="stream name")
     mq.add_argument("--url", default="http://127.0.0.1:8000", help="service address")
     mq.add_argument("--token", default=None, help="ingest token (default: $CBEAL_TOKEN)")
+    mq.add_argument(
+        "--client-id",
+        default=None,
+        help="MQTT client id of the bridge's persistent session; messages not yet stored "
+        "wait at the broker for the next start with the same id (default: "
+        "cbeal-bridge-<stream>)",
+    )
     mq.set_defaults(func=_mqtt)
 
     lst = sub.add_parser(
@@ -816,6 +827,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         note = INTERRUPTED.get(args.command, "interrupted").format(out=getattr(args, "out", ""))
         print(f"\ncbeal: {note}", file=sys.stderr)
         return 130
+    except ServiceError as exc:  # one line that says what to do, never a traceback
+        print(f"cbeal: error: {exc}", file=sys.stderr)
+        return 1
     except (ValueError, TypeError) as exc:
         print(f"cbeal: error: {_as_flags(str(exc), parser, args.command)}", file=sys.stderr)
         return 2

@@ -8,41 +8,15 @@ answers every task the service asks (a demo of the whole loop).
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-__all__ = ["Client", "replay"]
+from cbeal.bridges.client import Client
 
-
-class Client:
-    """A thin HTTP client of the service API (httpx)."""
-
-    def __init__(self, url: str, token: str | None, timeout: float = 60.0) -> None:
-        import httpx
-
-        headers = {"Authorization": f"Bearer {token}"} if token else {}
-        self.http = httpx.Client(base_url=url.rstrip("/"), headers=headers, timeout=timeout)
-
-    def call(self, method: str, path: str, **kw: Any) -> Any:
-        for attempt in range(30):
-            try:
-                r = self.http.request(method, path, **kw)
-            except Exception:  # the server restarts: try again shortly
-                if attempt == 29:
-                    raise
-                time.sleep(0.5)
-                continue
-            if r.status_code in (409, 503) and "Retry-After" in r.headers and attempt < 29:
-                time.sleep(min(float(r.headers["Retry-After"]), 5.0))
-                continue
-            if r.status_code >= 400:
-                raise RuntimeError(f"{method} {path}: {r.status_code} {r.text}")
-            return None if r.status_code == 204 else r.json()
-        raise RuntimeError(f"{method} {path}: gave up")
+__all__ = ["replay"]
 
 
 def _table(
