@@ -56,7 +56,7 @@ def test_every_preset_builds_with_a_rate_and_names_real_agents(name: str) -> Non
 
 
 def test_the_recommended_preset_is_the_default_of_every_front_door() -> None:
-    from cbeal.service.config import StreamConfig
+    from cbeal.service.schemas.streams import StreamConfig
 
     assert preset_entry().name == RECOMMENDED and PRESETS[RECOMMENDED].family == "recommended"
     model = CbeAL.from_preset(estimator=LogisticRegression(), budget=0.05)
@@ -101,7 +101,8 @@ def test_agents_that_pace_need_a_share_of_the_stream() -> None:
     ("text", "kind"), [("10%", LabelRate), ("0.1", LabelRate), ("50", LabelCount)]
 )
 def test_one_meaning_for_a_budget_at_every_front_door(text: str, kind: type) -> None:
-    from cbeal.service.config import StreamConfig, build_model
+    from cbeal.service.engine.models import build_model
+    from cbeal.service.schemas.streams import StreamConfig
 
     assert isinstance(budget(text), kind)  # the Python API's reading
     assert isinstance(run_budget(text, 1000)[0], kind)  # cbeal run

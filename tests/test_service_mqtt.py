@@ -59,8 +59,8 @@ def test_samples_in_decisions_out_once_per_sample_id(tmp_path: Path) -> None:
         decisions = [r for r in replies if "sample_id" in r]
         assert len(decisions) == 35 and sum("error" in r for r in replies) == 1
         assert [d["duplicate"] for d in decisions[20:25]] == [True] * 5  # p15..p19 again
-        first = {d["sample_id"]: d["decision_id"] for d in decisions[:20]}
-        assert all(first[d["sample_id"]] == d["decision_id"] for d in decisions[20:25])
+        first = {d["sample_id"]: d["decision"]["id"] for d in decisions[:20]}
+        assert all(first[d["sample_id"]] == d["decision"]["id"] for d in decisions[20:25])
         st = httpx.get(f"{server.url}/api/v1/streams/line1", timeout=30).json()
         assert st["samples_received"] == 30  # each sample id stored once
         publisher.loop_stop()
@@ -143,9 +143,9 @@ def test_a_message_waits_while_the_service_is_down_and_nothing_is_lost(tmp_path:
 def test_a_refused_token_holds_messages_until_an_operator_fixes_it(tmp_path: Path) -> None:
     from sqlalchemy import insert
 
-    from cbeal.service.db import connect, migrate
-    from cbeal.service.schema import tokens
-    from cbeal.service.tokens import create_token, hash_token
+    from cbeal.service.engine.tokens import create_token, hash_token
+    from cbeal.service.store.db import connect, migrate
+    from cbeal.service.store.tables import tokens
 
     s = line(seed=10)
     db = f"sqlite:///{tmp_path / 'auth.db'}"

@@ -52,17 +52,18 @@ def task_payload(task: dict[str, Any], features: list[str]) -> dict[str, Any]:
             "cbeal_stream": task["stream"],
         }
     }
-    if task.get("prediction") is not None:
+    decision = task["decision"]
+    if decision.get("y_pred") is not None:
         payload["predictions"] = [
             {
-                "model_version": f"cbeal v{task['model_version']}",
-                "score": task["certainty"],
+                "model_version": f"cbeal v{decision['learner_version']}",
+                "score": decision["certainty"],
                 "result": [
                     {
                         "from_name": CONTROL,
                         "to_name": "part",
                         "type": "choices",
-                        "value": {"choices": [str(task["prediction"])]},
+                        "value": {"choices": [str(decision["y_pred"])]},
                     }
                 ],
             }

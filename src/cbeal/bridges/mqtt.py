@@ -2,7 +2,7 @@
 
 A message is one sample ``{"id": "...", "x": {...}}`` or several ``{"samples": [...]}``.
 The bridge posts it to the service (idempotent by sample id) and publishes one reply per
-sample, ``{"sample_id", "acquire", "task_id", "prediction", ...}``.
+sample, ``{"sample_id", "acquire", "task_id", "explanation", "decision": {...}}``.
 
 **Nothing acknowledged is ever lost.** Messages are received with QoS 1 in a persistent
 session and acknowledged to the broker only once the service has stored their samples,

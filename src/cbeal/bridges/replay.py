@@ -61,12 +61,13 @@ def replay(
     exclude: list[str] | None = None,
     progress: Callable[[int, int, int], None] | None = None,
     on_retry: Callable[[Exception, float], None] | None = None,
+    retry_for: float | None = 30.0,
 ) -> dict[str, Any]:
     """Send the rows of `path` to stream `stream`; returns counts of what happened."""
     frame, features = _table(
         Path(path), id_col=id_col, label=label, time_col=time_col, exclude=exclude or []
     )
-    client = Client(url, token, on_retry=on_retry)
+    client = Client(url, token, on_retry=on_retry, retry_for=retry_for)
     ids = (frame[id_col].astype(str) if id_col else frame.index.map(lambda i: f"row-{i}")).tolist()
     truth = frame[label].tolist() if label else None
     start = 0

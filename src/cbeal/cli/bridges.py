@@ -67,6 +67,13 @@ def _replay_parser(sub: Any) -> None:
     )
     rep.add_argument("--limit", type=int, default=None, help="send at most this many rows")
     rep.add_argument(
+        "--wait",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="how long to keep retrying a service that is unreachable or busy",
+    )
+    rep.add_argument(
         "--progress", action=argparse.BooleanOptionalAction, default=True, help="show progress"
     )
     rep.set_defaults(func=run_replay)
@@ -102,6 +109,7 @@ def run_replay(args: argparse.Namespace) -> int:
         exclude=[c for c in (args.exclude or "").split(",") if c],
         progress=show,
         on_retry=_say_retry,
+        retry_for=args.wait,
     )
     if args.progress:
         print(file=sys.stderr)

@@ -78,7 +78,7 @@ def _serve_parser(sub: Any) -> None:
 
 
 def _default_db() -> str:
-    from cbeal.service.db import default_url
+    from cbeal.service.store.db import default_url
 
     return default_url("cbeal-service.db")
 
@@ -95,7 +95,7 @@ def _port_free(host: str, port: int) -> bool:
 
 
 def _started_lines(args: argparse.Namespace, db: str) -> list[str]:
-    from cbeal.service.db import redact
+    from cbeal.service.store.db import redact
 
     url = f"http://{args.host}:{args.port}"
     lines = [
@@ -118,7 +118,7 @@ def run_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from cbeal.service.app import create_app
-    from cbeal.service.db import DatabaseUnavailable
+    from cbeal.service.store.db import DatabaseUnavailable
 
     if not _port_free(args.host, args.port):
         print(
@@ -190,8 +190,8 @@ def _token_parser(sub: Any) -> None:
 
 
 def run_token_create(args: argparse.Namespace) -> int:
-    from cbeal.service.db import DatabaseUnavailable, connect, migrate
-    from cbeal.service.tokens import create_token
+    from cbeal.service.engine.tokens import create_token
+    from cbeal.service.store.db import DatabaseUnavailable, connect, migrate
 
     try:
         engine = connect(args.db or _default_db())

@@ -5,9 +5,7 @@ from __future__ import annotations
 import io
 from typing import Any
 
-from sqlalchemy import select
-
-from cbeal.service.schema import samples, tasks
+from cbeal.service.store.reads import export_query
 
 __all__ = ["export_table"]
 
@@ -20,32 +18,7 @@ def export_table(service: Any, name: str, fmt: str) -> tuple[bytes, str]:
 
     runtime = service.streams.get(name)
     features = runtime.config.features
-    query = (
-        select(
-            samples.c.sample_id,
-            samples.c.seq,
-            samples.c.received_at,
-            samples.c.x,
-            samples.c.acquire,
-            samples.c.decision_id,
-            samples.c.p_acquire,
-            samples.c.prediction,
-            samples.c.certainty,
-            samples.c.model_version,
-            samples.c.decision,
-            tasks.c.id.label("task_id"),
-            tasks.c.status,
-            tasks.c.label,
-            tasks.c.labelled_at,
-            tasks.c.labelled_by,
-            tasks.c.learned_at,
-            tasks.c.reward,
-            tasks.c.correct,
-        )
-        .select_from(samples.outerjoin(tasks, tasks.c.sample_pk == samples.c.id))
-        .where(samples.c.stream_id == runtime.stream_id)
-        .order_by(samples.c.seq)
-    )
+    query = export_query(runtime.stream_id)
     with service.engine.connect() as conn:
         rows = conn.execute(query).all()
     frame = pd.DataFrame([r._asdict() for r in rows])

@@ -22,12 +22,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import and_, or_, select, update
-
-from cbeal.service import store
-from cbeal.service.explain import explain, question_kind
-from cbeal.service.schema import samples, tasks
-from cbeal.service.streams import NotFound, Streams
+from cbeal.service.engine.explain import asked_by, explain, question
+from cbeal.service.engine.streams import NotFound, Streams
+from cbeal.service.store import events
+from cbeal.service.store import streams as stream_rows
+from cbeal.service.store import tasks as rows
+from cbeal.service.store.events import LeaseLost, now
 
 __all__ = ["Conflict", "TaskOps"]
 
@@ -50,22 +50,15 @@ class TaskOps:
     # ------------------------------------------------------------------ reading
     def _task(self, task_id: int) -> Any:
         with self.streams.engine.connect() as conn:
-            row = conn.execute(select(tasks).where(tasks.c.id == task_id)).first()
+            row = rows.task_row(conn, task_id)
         if row is None:
             raise NotFound(f"no task {task_id}")
         return row
 
     def view(self, task_id: int) -> dict[str, Any]:
-        """A task as the API shows it: the sample, the decision and the answer so far."""
-        q = (
-            select(
-                tasks, samples.c.sample_id, samples.c.x, samples.c.decision, samples.c.received_at
-            )
-            .select_from(tasks.join(samples, samples.c.id == tasks.c.sample_pk))
-            .where(tasks.c.id == task_id)
-        )
+        """A task as the API shows it: the sample, its decision and the answer so far."""
         with self.streams.engine.connect() as conn:
-            r = conn.execute(q).first()
+            r = rows.task_view_row(conn, task_id)
         if r is None:
             raise NotFound(f"no task {task_id}")
         d = r.decision
@@ -84,17 +77,10 @@ class TaskOps:
             "learned_at": r.learned_at,
             "reward": r.reward,
             "correct": r.correct,
-            "decision_id": d["id"],
-            "prediction": d["y_pred"],
-            "certainty": d["certainty"],
-            "question": question_kind(d),
+            "question": question(d),
             "explanation": explain(d),
-            "asked_by": [
-                n
-                for n, p in zip(d.get("agent_names", []), d.get("advice", []), strict=True)
-                if p >= 0.5
-            ],
-            "model_version": d["learner_version"],
+            "asked_by": asked_by(d),
+            "decision": d,
         }
 
     # ------------------------------------------------------------------ queue
@@ -109,58 +95,30 @@ class TaskOps:
         runtime = self.streams.get(name)  # the stream must exist (and be served here)
         seconds = lease_seconds or self.lease_seconds
         for _ in range(5):  # another expert may take the same task between read and update
-            t = store.now()
+            t = now()
             with self.streams.engine.begin() as conn:
-                mine = (
-                    None
-                    if not held
-                    else conn.execute(
-                        select(tasks.c.id)
-                        .where(
-                            tasks.c.stream_id == runtime.stream_id,
-                            tasks.c.status == "open",
-                            tasks.c.lease_owner == holder,
-                            tasks.c.lease_until > t,
-                        )
-                        .order_by(tasks.c.id)
-                        .limit(1)
-                    ).first()
-                )
+                mine = rows.held_task(conn, runtime.stream_id, holder, t) if held else None
                 if mine is not None:  # a page reload gets the same task back
-                    return self.view(mine.id)
-                free = or_(tasks.c.lease_until.is_(None), tasks.c.lease_until <= t)
-                row = conn.execute(
-                    select(tasks.c.id)
-                    .where(tasks.c.stream_id == runtime.stream_id, tasks.c.status == "open", free)
-                    .order_by(tasks.c.skips, tasks.c.id)
-                    .limit(1)
-                ).first()
-                if row is None:
+                    return self.view(mine)
+                free = rows.free_task(conn, runtime.stream_id, t)
+                if free is None:
                     return None
-                got = conn.execute(
-                    update(tasks)
-                    .where(tasks.c.id == row.id, free, tasks.c.status == "open")
-                    .values(lease_owner=holder, lease_until=t + seconds)
-                )
-            if got.rowcount == 1:
-                return self.view(row.id)
+                got = rows.lease_task(conn, free, holder, t, t + seconds)
+            if got:
+                return self.view(free)
         raise Conflict("the queue is busy; retry")
 
     def queue(self, name: str) -> dict[str, Any]:
         runtime = self.streams.get(name)
-        t = store.now()
+        t = now()
         with self.streams.engine.connect() as conn:
-            rows = conn.execute(
-                select(tasks.c.status, tasks.c.created_at, tasks.c.lease_until).where(
-                    tasks.c.stream_id == runtime.stream_id, tasks.c.status.in_(("open", "labelled"))
-                )
-            ).all()
-        open_ = [r for r in rows if r.status == "open"]
+            found = rows.queue_rows(conn, runtime.stream_id)
+        open_ = [r for r in found if r.status == "open"]
         leased = [r for r in open_ if r.lease_until is not None and r.lease_until > t]
         return {
             "open": len(open_),
             "leased": len(leased),
-            "waiting_to_learn": sum(r.status == "labelled" for r in rows),
+            "waiting_to_learn": sum(r.status == "labelled" for r in found),
             "oldest_age_seconds": round(t - min(r.created_at for r in open_), 1) if open_ else None,
         }
 
@@ -174,20 +132,8 @@ class TaskOps:
                 return self.view(task_id)  # the same request again
             raise Conflict(f"task {task_id} is {task.status}; undo the answer first")
         with self.streams.engine.begin() as conn:
-            res = conn.execute(
-                update(tasks)
-                .where(tasks.c.id == task_id, tasks.c.status == "open")
-                .values(
-                    status="labelled",
-                    label=value,
-                    request_id=request_id,
-                    labelled_at=store.now(),
-                    labelled_by=by,
-                    lease_owner=None,
-                    lease_until=None,
-                )
-            )
-        if res.rowcount != 1:
+            done = rows.set_labelled(conn, task_id, value, request_id, by, now())
+        if not done:
             return self.label(task_id, label, request_id, by)  # raced: answer from the new state
         if self.undo_seconds <= 0:
             self.learn_due(task_id)
@@ -201,13 +147,7 @@ class TaskOps:
                 f"answer (the undo window is {self.undo_seconds:g} s)"
             )
         with self.streams.engine.begin() as conn:
-            conn.execute(
-                update(tasks)
-                .where(tasks.c.id == task_id, tasks.c.status == "labelled")
-                .values(
-                    status="open", label=None, request_id=None, labelled_at=None, labelled_by=None
-                )
-            )
+            rows.reopen_task(conn, task_id)
         view = self.view(task_id)
         if view["status"] != "open":
             raise Conflict(f"task {task_id} is {view['status']}: too late to undo")
@@ -218,11 +158,7 @@ class TaskOps:
         if task.status != "open":
             raise Conflict(f"task {task_id} is {task.status}; only open tasks can be skipped")
         with self.streams.engine.begin() as conn:
-            conn.execute(
-                update(tasks)
-                .where(tasks.c.id == task_id, tasks.c.status == "open")
-                .values(skips=tasks.c.skips + 1, lease_owner=None, lease_until=None)
-            )
+            rows.skip_task(conn, task_id)
         return self.view(task_id)
 
     def cannot_tell(self, task_id: int, request_id: str, by: str) -> dict[str, Any]:
@@ -237,19 +173,8 @@ class TaskOps:
     # ------------------------------------------------------------------ to the model
     def learn_due(self, task_id: int | None = None) -> int:
         """Teach the model the labels whose undo window has passed (or task `task_id`)."""
-        t = store.now()
-        cond = [tasks.c.status == "labelled"]
-        cond.append(
-            tasks.c.id == task_id
-            if task_id is not None
-            else tasks.c.labelled_at <= t - self.undo_seconds
-        )
         with self.streams.engine.connect() as conn:
-            due = conn.execute(
-                select(tasks.c.id, tasks.c.stream_id)
-                .where(and_(*cond))
-                .order_by(tasks.c.labelled_at, tasks.c.id)
-            ).all()
+            due = rows.due_labels(conn, task_id, now() - self.undo_seconds)
         owned = {rt.stream_id for rt in self.streams.owned().values()}
         done = 0
         for row in due:
@@ -264,17 +189,13 @@ class TaskOps:
         runtime = self.streams.get(name)
         with runtime.lock:
             with self.streams.engine.connect() as conn:
-                fresh = conn.execute(
-                    select(tasks, samples.c.decision)
-                    .select_from(tasks.join(samples, samples.c.id == tasks.c.sample_pk))
-                    .where(tasks.c.id == task_id)
-                ).first()
+                fresh = rows.task_with_decision(conn, task_id)
             if fresh is None or fresh.status != "labelled":
                 return 0  # undone, or learned by another call
             d = fresh.decision
             try:
                 reward = runtime.reward(d, fresh.label)
-                events: list[tuple[str, dict[str, Any]]] = [
+                todo: list[tuple[str, dict[str, Any]]] = [
                     (
                         "label",
                         {
@@ -286,28 +207,12 @@ class TaskOps:
                 ]
                 if runtime.learn(fresh.decision_id, fresh.label):
                     runtime.start()
-                    events.append(("start", {}))
+                    todo.append(("start", {}))
+                correct = None if d["y_pred"] is None else d["y_pred"] == fresh.label
                 with self.streams.engine.begin() as conn:
-                    seq = store.append_events(
-                        conn,
-                        runtime.stream_id,
-                        self.streams.owner,
-                        runtime.seq,
-                        events,
-                        self.streams.lease_seconds,
-                    )
-                    res = conn.execute(
-                        update(tasks)
-                        .where(tasks.c.id == task_id, tasks.c.status == "labelled")
-                        .values(
-                            status="learned",
-                            learned_at=store.now(),
-                            reward=reward,
-                            correct=None if d["y_pred"] is None else d["y_pred"] == fresh.label,
-                        )
-                    )
-                    if res.rowcount != 1:
-                        raise store.LeaseLost(f"task {task_id} changed while it was learned")
+                    seq = self._append(conn, runtime, todo)
+                    if not rows.mark_learned(conn, task_id, reward, correct, now()):
+                        raise LeaseLost(f"task {task_id} changed while it was learned")
                 runtime.seq = seq
             except BaseException:
                 self.streams.drop(name, runtime)
@@ -315,6 +220,16 @@ class TaskOps:
             if self.after_learning is not None:
                 self.after_learning(name, runtime)
         return 1
+
+    def _append(self, conn: Any, runtime: Any, todo: list[tuple[str, dict[str, Any]]]) -> int:
+        return events.append_events(
+            conn,
+            runtime.stream_id,
+            self.streams.owner,
+            runtime.seq,
+            todo,
+            self.streams.lease_seconds,
+        )
 
     def _close(
         self, task: Any, status: str, *, refund: bool, request_id: str | None, by: str | None
@@ -324,38 +239,11 @@ class TaskOps:
         with runtime.lock:
             try:
                 runtime.cancel(task.decision_id, refund)
+                event = {"task_id": task.id, "decision_id": task.decision_id, "refund": refund}
                 with self.streams.engine.begin() as conn:
-                    seq = store.append_events(
-                        conn,
-                        runtime.stream_id,
-                        self.streams.owner,
-                        runtime.seq,
-                        [
-                            (
-                                "cancel",
-                                {
-                                    "task_id": task.id,
-                                    "decision_id": task.decision_id,
-                                    "refund": refund,
-                                },
-                            )
-                        ],
-                        self.streams.lease_seconds,
-                    )
-                    res = conn.execute(
-                        update(tasks)
-                        .where(tasks.c.id == task.id, tasks.c.status == "open")
-                        .values(
-                            status=status,
-                            request_id=request_id,
-                            labelled_at=store.now(),
-                            labelled_by=by,
-                            lease_owner=None,
-                            lease_until=None,
-                        )
-                    )
-                    if res.rowcount != 1:
-                        raise store.LeaseLost(f"task {task.id} changed while it was closed")
+                    seq = self._append(conn, runtime, [("cancel", event)])
+                    if not rows.close_task(conn, task.id, status, request_id, by, now()):
+                        raise LeaseLost(f"task {task.id} changed while it was closed")
                 runtime.seq = seq
             except BaseException:
                 self.streams.drop(name, runtime)
@@ -369,13 +257,7 @@ class TaskOps:
             if ttl is None:
                 continue
             with self.streams.engine.connect() as conn:
-                old = conn.execute(
-                    select(tasks).where(
-                        tasks.c.stream_id == runtime.stream_id,
-                        tasks.c.status == "open",
-                        tasks.c.created_at < store.now() - ttl,
-                    )
-                ).all()
+                old = rows.old_open_tasks(conn, runtime.stream_id, now() - ttl)
             for task in old:
                 self._close(task, "expired", refund=True, request_id=None, by=None)
                 n += 1
@@ -385,10 +267,8 @@ class TaskOps:
         for name, rt in self.streams.owned().items():
             if rt.stream_id == stream_id:
                 return name
-        from cbeal.service.schema import streams
-
         with self.streams.engine.connect() as conn:
-            row = conn.execute(select(streams.c.name).where(streams.c.id == stream_id)).first()
-        if row is None:
+            found = stream_rows.stream_name(conn, stream_id)
+        if found is None:
             raise NotFound(f"no stream {stream_id}")
-        return str(row.name)
+        return found

@@ -1,4 +1,4 @@
-"""A stream's configuration: what it is created with, checked once, and how its model is built."""
+"""A stream's configuration: what it is created with, checked once (names through the catalog)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from cbeal.catalog import (
 )
 from cbeal.core import BudgetError, ParameterError
 
-__all__ = ["Label", "Row", "StreamConfig", "build_model"]
+__all__ = ["Initial", "Label", "Row", "StreamConfig"]
 
 Label = Annotated[str | int | bool, Field(union_mode="left_to_right")]
 #: a sample: values by feature name, or a list in the order of the stream's features;
@@ -143,29 +143,100 @@ class StreamConfig(BaseModel):
         return self
 
 
-def build_model(config: StreamConfig) -> Any:
-    """The stream's unfitted CbeAL: refits only when the service says (``refit_every=None``)."""
-    from cbeal.catalog import learner
-    from cbeal.models import CbeAL
-
-    common: dict[str, Any] = {
-        "estimator": learner(config.learner, random_state=config.seed),
-        "budget": config.budget,
-        "classes": list(config.classes),
-        "refit_every": None,
-        "preprocessor": None,
-        "id_prefix": config.name,
-        "random_state": config.seed,
-    }
-    if config.agents is None:
-        return CbeAL.from_preset(config.preset, **common)
-    return CbeAL.from_agents(config.agents, **common)
+# ---------------------------------------------------------------------- replies
+class StreamListOut(BaseModel):
+    streams: list[str]
 
 
-def preprocessor(config: StreamConfig, rows: Any) -> Any:
-    """The fitted preprocessing (None for ``preprocess='none'``), fitted on `rows`."""
-    if config.preprocess == "none":
-        return None
-    from cbeal.learners import fit_preprocessor
+class BudgetOut(BaseModel):
+    kind: str = Field(description="LabelRate (a paced share) or LabelCount")
+    spec: str = Field(description="the budget in words")
+    spent: int
+    left_now: int
 
-    return fit_preprocessor(rows)
+
+class QueueInfo(BaseModel):
+    open: int
+    leased: int
+    waiting_to_learn: int
+    oldest_age_seconds: float | None
+
+
+class StreamStatusOut(BaseModel):
+    """A stream's state; a cold stream has no model yet, so the model's fields are absent."""
+
+    name: str
+    state: str = Field(description="'running', or 'cold start' until the first labels")
+    samples_seen: int | None = None
+    labels_learned: int | None = None
+    budget: BudgetOut | None = None
+    weights: dict[str, float] | None = None
+    model_version: int | None = None
+    labels_since_refit: int | None = None
+    labels_wanted: int | None = None
+    samples_received: int
+    labels_received: int
+    prequential_accuracy: float | None = Field(
+        description="share of learned labels the model predicted right before learning them"
+    )
+    prequential_labels: int
+    queue: QueueInfo
+    model_training: int | None = Field(description="the model version being trained, if any")
+    last_retrain: float | None
+
+
+class AgentInfo(BaseModel):
+    name: str
+    label: str = Field(description="plain words, from the catalog")
+    description: str
+    kind: str = Field(description="exploration, exploitation or hybrid")
+
+
+class WeightingOut(BaseModel):
+    """How the agents' advice becomes one decision, for the dashboard's explanations."""
+
+    method: str = Field(description="e.g. 'Exp4.P bandit'")
+    control_chart: bool = Field(description="whether an EWMA control chart flips the weights")
+    words: str = Field(description="one sentence for the dashboard")
+
+
+class StreamConfigOut(BaseModel):
+    """The stream's configuration (without its initial set and history), with its agents
+    and weighting in words."""
+
+    model_config = ConfigDict(extra="allow")
+    name: str
+    features: list[str]
+    classes: list[Any]
+    preset: str
+    agents: list[str] | None
+    learner: str
+    budget: int | float | str
+    budget_words: str = Field(description="the budget's meaning: a paced share or a count")
+    agent_info: list[AgentInfo]
+    weighting: WeightingOut
+    failure_class: Any
+
+
+class HistoryBin(BaseModel):
+    t: float
+    samples: int
+    samples_total: int
+    asked: int
+    asked_total: int
+    failures_labelled: int
+    labels: int
+    weights: list[float] | None
+    prequential_accuracy: float | None
+    queue: int
+    label_delay_s: float | None
+    seconds_per_label: float | None
+    model_version: int | None = Field(description="the version serving at the bin's end")
+    budget_allowed: int | None = Field(description="labels the budget allows by the bin's end")
+
+
+class HistoryOut(BaseModel):
+    failure_class: Any
+    agents: list[str]
+    budget: BudgetOut | None
+    bins: list[HistoryBin]

@@ -18,7 +18,7 @@ from sqlalchemy import Engine, create_engine, event
 
 __all__ = ["DatabaseUnavailable", "connect", "default_url", "migrate", "redact"]
 
-MIGRATIONS = Path(__file__).parent / "migrations"
+MIGRATIONS = Path(__file__).parent.parent / "migrations"
 
 
 class DatabaseUnavailable(RuntimeError):

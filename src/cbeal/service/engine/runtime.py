@@ -19,7 +19,9 @@ from typing import Any
 import numpy as np
 
 from cbeal.core import Decision
-from cbeal.service.config import StreamConfig, build_model, preprocessor
+from cbeal.service.engine.decisions import cold_decision
+from cbeal.service.engine.models import build_model, preprocessor
+from cbeal.service.schemas.streams import StreamConfig
 
 __all__ = ["Runtime"]
 
@@ -92,18 +94,7 @@ class Runtime:
         if ask:
             self.cold_asked += 1
             self.cold_pending[did] = row
-        return {
-            "id": did if ask else None,
-            "t": None,
-            "acquire": ask,
-            "p_acquire": 1.0 if ask else 0.0,
-            "reason": "cold start: the first labels"
-            if ask
-            else "cold start: waiting for the first labels",
-            "y_pred": None,
-            "certainty": None,
-            "learner_version": 0,
-        }
+        return cold_decision(did, ask)
 
     def reward(self, decision: dict[str, Any], y: Any) -> float | None:
         """The reward label `y` earns (None while cold: no model to reward)."""

@@ -1,22 +1,20 @@
 """Samples in, decisions out: one transaction per request, idempotent by sample id.
 
 For each new sample the stream's model decides; the sample, its decision and, if it was
-acquired, its task are committed together with the sample's event, and the reply is read
-back from the committed rows. A sample id seen before returns the stored decision
-(``duplicate: true``) and changes nothing.
+acquired, its task are committed together with the sample's event, and the reply is built
+from the decisions and the ids the committed inserts returned. A sample id seen before
+returns the stored decision (``duplicate: true``) and changes nothing.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import bindparam, insert, select
-
 from cbeal.core import InvalidInputError
-from cbeal.service import store
-from cbeal.service.explain import explain
-from cbeal.service.schema import samples, tasks
-from cbeal.service.streams import Streams
+from cbeal.service.engine.explain import explain
+from cbeal.service.engine.streams import Streams
+from cbeal.service.store import events
+from cbeal.service.store import samples as stored
 
 __all__ = ["ingest"]
 
@@ -41,28 +39,6 @@ def ingest(streams: Streams, name: str, items: list[tuple[str, Any]]) -> list[di
     return out
 
 
-# built once: every request runs them
-_STORED = (
-    select(
-        samples.c.id,
-        samples.c.sample_id,
-        samples.c.seq,
-        samples.c.decision,
-        samples.c.model_version,
-        tasks.c.id.label("task_id"),
-    )
-    .select_from(samples.outerjoin(tasks, tasks.c.sample_pk == samples.c.id))
-    .where(
-        samples.c.stream_id == bindparam("b_stream"),
-        samples.c.sample_id.in_(bindparam("b_ids", expanding=True)),
-    )
-)
-_NEW_SAMPLES = insert(samples).returning(
-    samples.c.id, samples.c.sample_id, sort_by_parameter_order=True
-)
-_NEW_TASKS = insert(tasks).returning(tasks.c.id, tasks.c.sample_pk, sort_by_parameter_order=True)
-
-
 def _ingest_locked(
     streams: Streams, name: str, runtime: Any, items: list[tuple[str, Any]]
 ) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
@@ -74,11 +50,10 @@ def _ingest_locked(
     touched = False  # once the model may have changed, a failure must drop it
     try:
         with streams.engine.begin() as conn:
+            ids = list({s for s, _ in items})
             known = {
-                r.sample_id: _reply(r, r.task_id)
-                for r in conn.execute(
-                    _STORED, {"b_stream": runtime.stream_id, "b_ids": list({s for s, _ in items})}
-                )
+                r.sample_id: _reply(r.sample_id, r.seq, r.decision, r.task_id)
+                for r in stored.stored_samples(conn, runtime.stream_id, ids)
             }
             fresh: dict[str, list[float | None]] = {}
             for sid, x in items:
@@ -98,7 +73,7 @@ def _ingest_locked(
         raise
     # replies only after the commit, with the ids the database gave the committed rows
     return known, {
-        sid: _reply_from(sid, first + i, d, task_ids.get(pk))
+        sid: _reply(sid, first + i, d, task_ids.get(pk))
         for i, (sid, d, pk) in enumerate(zip(fresh, decisions, pks, strict=True))
     }
 
@@ -112,8 +87,8 @@ def _write(
     decisions: list[dict[str, Any]],
 ) -> tuple[dict[int, int], list[int]]:
     """The events, samples and tasks of the new decisions; task ids by sample key, keys."""
-    t = store.now()
-    store.append_events(
+    t = events.now()
+    events.append_events(
         conn,
         runtime.stream_id,
         streams.owner,
@@ -133,60 +108,21 @@ def _write(
         ],
         streams.lease_seconds,
     )
-    # the database assigns the ids; the rest of each reply is what was inserted
-    inserted = conn.execute(
-        _NEW_SAMPLES,
-        [
-            {
-                "stream_id": runtime.stream_id,
-                "sample_id": sid,
-                "seq": first + i,
-                "x": row,
-                "received_at": t,
-                "decision_id": d["id"],
-                "acquire": d["acquire"],
-                "p_acquire": d["p_acquire"],
-                "prediction": d["y_pred"],
-                "certainty": d["certainty"],
-                "model_version": d["learner_version"],
-                "decision": d,
-            }
-            for i, ((sid, row), d) in enumerate(zip(fresh.items(), decisions, strict=True))
-        ],
-    ).all()
-    pks = [r.id for r in inserted]
-    asked = [
-        {
-            "stream_id": runtime.stream_id,
-            "sample_pk": pk,
-            "decision_id": d["id"],
-            "status": "open",
-            "created_at": t,
-            "skips": 0,
-        }
-        for pk, d in zip(pks, decisions, strict=True)
-        if d["acquire"]
-    ]
-    if not asked:
-        return {}, pks
-    return {r.sample_pk: r.id for r in conn.execute(_NEW_TASKS, asked)}, pks
+    items = [(sid, row, d) for (sid, row), d in zip(fresh.items(), decisions, strict=True)]
+    pks = stored.insert_samples(conn, runtime.stream_id, first, t, items)
+    asked = [(pk, d["id"]) for pk, d in zip(pks, decisions, strict=True) if d["acquire"]]
+    return stored.insert_tasks(conn, runtime.stream_id, t, asked), pks
 
 
-def _reply(r: Any, task_id: int | None) -> dict[str, Any]:
-    return _reply_from(r.sample_id, r.seq, r.decision, task_id)
-
-
-def _reply_from(sample_id: str, seq: int, d: dict[str, Any], task_id: int | None) -> dict[str, Any]:
+def _reply(sample_id: str, seq: int, d: dict[str, Any], task_id: int | None) -> dict[str, Any]:
+    """One sample's reply: its decision as ``Decision.to_dict()`` gives it, the task that
+    asks for its label (if any), and the decision in words; ``acquire`` is repeated at the
+    top for the line's machines."""
     return {
         "sample_id": sample_id,
+        "seq": seq,
         "acquire": d["acquire"],
         "task_id": task_id,
-        "decision_id": d["id"],
-        "prediction": d["y_pred"],
-        "certainty": d["certainty"],
-        "p_acquire": d["p_acquire"],
-        "model_version": d["learner_version"],
-        "reason": d["reason"],
         "explanation": explain(d),
-        "seq": seq,
+        "decision": d,
     }

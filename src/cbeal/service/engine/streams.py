@@ -12,12 +12,14 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from sqlalchemy import Engine, insert, select
+from sqlalchemy import Engine
 
-from cbeal.service import store
-from cbeal.service.config import StreamConfig
-from cbeal.service.runtime import Runtime
-from cbeal.service.schema import samples, streams, tasks
+from cbeal.service.engine.decisions import initial_decision
+from cbeal.service.engine.runtime import Runtime
+from cbeal.service.schemas.streams import StreamConfig
+from cbeal.service.store import checkpoints, events, leases
+from cbeal.service.store import streams as rows
+from cbeal.service.store.events import LeaseLost, now
 
 __all__ = ["NotFound", "StreamBusy", "Streams"]
 
@@ -34,7 +36,7 @@ class StreamBusy(RuntimeError):
             f"stream {name!r} is served by another process ({owner}) until its "
             "lease expires; send its requests there, or retry in a few seconds"
         )
-        self.retry_after = max(1, int(until - store.now()) + 1)
+        self.retry_after = max(1, int(until - now()) + 1)
 
 
 class Streams:
@@ -52,21 +54,17 @@ class Streams:
     def create(self, config: StreamConfig) -> Runtime:
         """A new stream: its initial model is fitted first, so a bad D0 creates nothing."""
         with self.engine.begin() as conn:
-            if conn.execute(select(streams.c.id).where(streams.c.name == config.name)).first():
+            if rows.stream_exists(conn, config.name):
                 raise FileExistsError(f"a stream named {config.name!r} exists already")
         runtime = Runtime(0, config)  # fits D0 (raises on bad data before anything is stored)
         with self.engine.begin() as conn:
-            res = conn.execute(
-                insert(streams).values(
-                    name=config.name,
-                    config=config.model_dump(mode="json"),
-                    created_at=store.now(),
-                    last_seq=0,
-                    owner=self.owner,
-                    lease_until=store.now() + self.lease_seconds,
-                )
+            runtime.stream_id = rows.insert_stream(
+                conn,
+                name=config.name,
+                config=config.model_dump(mode="json"),
+                owner=self.owner,
+                lease_seconds=self.lease_seconds,
             )
-            runtime.stream_id = int(res.inserted_primary_key[0])  # type: ignore[index]
             if config.initial is not None:
                 _store_initial(conn, runtime)
         with self._guard:
@@ -91,7 +89,7 @@ class Streams:
 
     def names(self) -> list[str]:
         with self.engine.connect() as conn:
-            return [r.name for r in conn.execute(select(streams.c.name).order_by(streams.c.id))]
+            return rows.stream_names(conn)
 
     def owned(self) -> dict[str, Runtime]:
         with self._guard:
@@ -108,40 +106,33 @@ class Streams:
         owned = self.owned()
         ids = {rt.stream_id: name for name, rt in owned.items()}
         with self.engine.begin() as conn:
-            kept = store.renew_leases(conn, self.owner, list(ids), self.lease_seconds)
+            kept = leases.renew_leases(conn, self.owner, list(ids), self.lease_seconds)
         for sid, name in ids.items():
             if sid not in kept:
                 self.drop(name, owned[name])
 
     def release(self) -> None:
         with self.engine.begin() as conn:
-            store.release_leases(conn, self.owner)
+            leases.release_leases(conn, self.owner)
         with self._guard:
             self._runtimes.clear()
 
     # ------------------------------------------------------------------ loading
     def _load(self, name: str) -> Runtime:
         with self.engine.begin() as conn:
-            row = conn.execute(select(streams).where(streams.c.name == name)).first()
+            row = rows.stream_row(conn, name)
             if row is None:
                 raise NotFound(f"no stream named {name!r}; create it with POST /api/v1/streams")
-            got = store.acquire_lease(conn, name, self.owner, self.lease_seconds)
-            if got is None and store.owner_is_dead(row.owner):
-                got = store.take_over(conn, name, row.owner, self.owner, self.lease_seconds)
+            got = leases.acquire_lease(conn, name, self.owner, self.lease_seconds)
+            if got is None and leases.owner_is_dead(row.owner):
+                got = leases.take_over(conn, name, row.owner, self.owner, self.lease_seconds)
         if got is None:
             raise StreamBusy(name, row.owner, row.lease_until)
         config = StreamConfig.model_validate(got.config)
         with self.engine.connect() as conn:
-            ckpt = store.latest_checkpoint(conn, got.id)
-            log = store.read_events(conn, got.id, ckpt.seq if ckpt else 0)
-            stored = {
-                r.sample_id: r
-                for r in conn.execute(
-                    select(samples.c.sample_id, samples.c.decision_id, samples.c.acquire).where(
-                        samples.c.stream_id == got.id, samples.c.seq > (ckpt.seq if ckpt else 0)
-                    )
-                )
-            }
+            ckpt = checkpoints.latest_checkpoint(conn, got.id)
+            log = events.read_events(conn, got.id, ckpt.seq if ckpt else 0)
+            stored = rows.decisions_after(conn, got.id, ckpt.seq if ckpt else 0)
         if ckpt is not None:
             from cbeal.models import CbeAL
 
@@ -152,7 +143,7 @@ class Streams:
             runtime = Runtime(got.id, config)
         replay(runtime, log, stored)
         if runtime.seq != got.last_seq:
-            raise store.LeaseLost(
+            raise LeaseLost(
                 f"stream {name!r}: the log ends at {runtime.seq}, the stream "
                 f"row says {got.last_seq}"
             )
@@ -160,57 +151,13 @@ class Streams:
 
 
 def _store_initial(conn: Any, runtime: Runtime) -> None:
-    """Keep D0 with the samples (seq 0, not asked, labelled): exports show it, and its ids
-    sent again are duplicates."""
+    """Keep D0 with the samples (seq 0, not asked, labelled)."""
     init = runtime.config.initial
     assert init is not None
-    t = store.now()
     ids = init.ids or [f"initial-{i}" for i in range(len(init.x))]
-    decision = {
-        "id": None,
-        "t": None,
-        "acquire": False,
-        "p_acquire": 0.0,
-        "y_pred": None,
-        "certainty": None,
-        "learner_version": 0,
-        "reason": "initial labelled set",
-    }
-    made = conn.execute(
-        insert(samples).returning(samples.c.id, sort_by_parameter_order=True),
-        [
-            {
-                "stream_id": runtime.stream_id,
-                "sample_id": sid,
-                "seq": 0,
-                "x": runtime.row(x),
-                "received_at": t,
-                "decision_id": None,
-                "acquire": False,
-                "p_acquire": 0.0,
-                "prediction": None,
-                "certainty": None,
-                "model_version": 0,
-                "decision": decision,
-            }
-            for sid, x in zip(ids, init.x, strict=True)
-        ],
-    ).all()
-    conn.execute(
-        insert(tasks),
-        [
-            {
-                "stream_id": runtime.stream_id,
-                "sample_pk": r.id,
-                "decision_id": "initial",
-                "status": "initial",
-                "created_at": t,
-                "skips": 0,
-                "label": y,
-                "labelled_at": t,
-            }
-            for r, y in zip(made, init.y, strict=True)
-        ],
+    decision = initial_decision()
+    rows.insert_initial(
+        conn, runtime.stream_id, ids, [runtime.row(x) for x in init.x], list(init.y), decision
     )
 
 

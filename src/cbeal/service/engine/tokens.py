@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-import time
 from typing import Any
 
-from sqlalchemy import Engine, bindparam, insert, select
+from sqlalchemy import Engine
 
 from cbeal.core.exceptions import ParameterError
-from cbeal.service.schema import tokens
+from cbeal.service.store.tokens import insert_token, token_by_hash
 
 __all__ = ["ROLES", "Principal", "create_token", "hash_token", "lookup_token"]
 
@@ -52,18 +51,8 @@ def create_token(engine: Engine, *, role: str, name: str) -> str:
         raise ParameterError("a token needs a name of 1 to 100 characters (who uses it)")
     token = "cbeal_" + secrets.token_urlsafe(32)
     with engine.begin() as conn:
-        conn.execute(
-            insert(tokens).values(
-                name=name, role=role, token_hash=hash_token(token), created_at=time.time()
-            )
-        )
+        insert_token(conn, name=name, role=role, token_hash=hash_token(token))
     return token
-
-
-# built once: every request runs it
-_BY_HASH = select(tokens.c.id, tokens.c.name, tokens.c.role, tokens.c.revoked_at).where(
-    tokens.c.token_hash == bindparam("token_hash")
-)
 
 
 def lookup_token(engine: Engine, token: str) -> Principal | None:
@@ -71,7 +60,7 @@ def lookup_token(engine: Engine, token: str) -> Principal | None:
     if not token.startswith("cbeal_") or len(token) > 200:
         return None
     with engine.connect() as conn:
-        row: Any = conn.execute(_BY_HASH, {"token_hash": hash_token(token)}).first()
+        row: Any = token_by_hash(conn, hash_token(token))
     if row is None or row.revoked_at is not None:
         return None
     return Principal(row.name, row.role, row.id)

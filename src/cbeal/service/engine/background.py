@@ -15,10 +15,10 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from cbeal.core import ParameterError
-from cbeal.service import store
-from cbeal.service.runtime import Runtime
-from cbeal.service.streams import Streams
-from cbeal.service.tasks import TaskOps
+from cbeal.service.engine.runtime import Runtime
+from cbeal.service.engine.streams import Streams
+from cbeal.service.engine.tasks import TaskOps
+from cbeal.service.store import checkpoints, events
 
 __all__ = ["Background"]
 
@@ -108,7 +108,7 @@ class Background:
             return  # another refit came first; the next tick retries
         try:
             with self.streams.engine.begin() as conn:
-                runtime.seq = store.append_events(
+                runtime.seq = events.append_events(
                     conn,
                     runtime.stream_id,
                     self.streams.owner,
@@ -119,7 +119,7 @@ class Background:
         except BaseException:
             self.streams.drop(name, runtime)
             raise
-        self.last_retrain[name] = store.now()
+        self.last_retrain[name] = events.now()
 
     # ------------------------------------------------------------------ checkpoints
     def checkpoint_all(self, force: bool = False) -> None:
@@ -136,5 +136,5 @@ class Background:
                 return
             data, seq = runtime.model.to_bytes(), runtime.seq
         with self.streams.engine.begin() as conn:
-            store.save_checkpoint(conn, runtime.stream_id, seq, data)
+            checkpoints.save_checkpoint(conn, runtime.stream_id, seq, data)
         self._checkpointed[name] = seq
