@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from cbeal import CbeAL, InvalidInputError, make_stream
+from cbeal import CbeAL, InvalidInputError, make_stream, simulate
 from cbeal.catalog import RECOMMENDED, preset_entry
 from cbeal.cli import main
 from cbeal.core import BudgetError, LabelCount, LabelRate
@@ -443,3 +443,107 @@ def test_rerun_removes_stale_outputs_and_out_must_be_a_folder(
     target.write_text("x")
     assert cli(csv, target, "--time", "when") == 2
     assert "is a file" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------- CSV dialects
+def _european(tmp_path: Path, name: str, frame: pd.DataFrame) -> Path:
+    path = tmp_path / name
+    frame.to_csv(path, index=False, sep=";", decimal=",")
+    return path
+
+
+def test_semicolons_and_decimal_commas_keep_every_feature(tmp_path: Path) -> None:
+    # the outside test: 9 features, 7 with decimals; a semicolon CSV lost those 7
+    frame = line_frame(n=200, seed=7)
+    frame["count_a"] = np.arange(200) % 7
+    frame["count_b"] = np.arange(200) % 5
+    frame["sensor4"] = 1000.0 * frame["sensor4"]  # big numbers: no thousands separators
+    frame["sensor5"] = frame["sensor0"] + 0.5
+    frame["sensor6"] = frame["sensor1"] - 0.5
+    data = _european(tmp_path, "eu.csv", frame)
+    assert "," in data.read_text().splitlines()[1]
+    result = api(data)
+    decimals = [*FEATURES, "sensor5", "sensor6"]
+    assert set(result.table.feature_names) == {*decimals, "count_a", "count_b"}
+    assert result.table.dialect.separator == ";"
+    assert set(result.table.dialect.decimal_comma) == set(decimals)
+    order = np.argsort(pd.to_datetime(frame["when"]).to_numpy(), kind="stable")
+    want = frame[list(result.table.feature_names)].to_numpy(dtype=float)[order]
+    np.testing.assert_allclose(result.table.X, want)
+
+
+def test_a_column_with_decimal_commas_and_points_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    frame = line_frame(n=120, seed=7)
+    text = frame.astype({"sensor2": str}).copy()
+    text["sensor2"] = [f"{1000 + 100 * abs(v):,.2f}".replace(",", " ") for v in frame["sensor2"]]
+    text["sensor2"] = text["sensor2"].str.replace(".", ",").str.replace(" ", ".")  # 1.234,56
+    data = _european(tmp_path, "thousands.csv", text)
+    assert cli(data, tmp_path / "o", "--time", "when") == 2
+    err = capsys.readouterr().err
+    assert "column 'sensor2' holds numbers with a decimal comma and numbers with a point" in err
+    assert "one decimal mark and no thousands separators" in err
+
+
+# ---------------------------------------------------------------------- the saved model
+@pytest.mark.parametrize("kind", ["bool", "int"])
+def test_the_saved_model_keeps_the_label_type_and_continues_with_a_new_budget(
+    tmp_path: Path, kind: str
+) -> None:
+    frame = line_frame(n=400, seed=8)
+    fail = (frame["quality"] == "fail").to_numpy()
+    frame["quality"] = fail if kind == "bool" else fail.astype(int)
+    data = write(frame, tmp_path / f"{kind}.csv")
+    assert cli(data, tmp_path / "rep", "--time", "when", "--compare", "none") == 0
+    model = CbeAL.load(tmp_path / "rep" / "model.cbeal")
+    user = pd.read_csv(data).sort_values("when", kind="stable")
+    labels = user["quality"].to_numpy()
+    assert labels.dtype == (bool if kind == "bool" else np.int64)
+    pred = model.predict(user[FEATURES])
+    assert pred.dtype == labels.dtype and set(model.classes_.tolist()) == {False, True}
+    assert 0.75 < np.mean(pred == labels)  # not the silent 0 % of text classes
+    new = user.iloc[-120:]  # new parts of the line
+    spent_before = model.budget_used_
+    assert model.budget_left <= 1  # the run spent its budget
+    model.renew_budget("10%")
+    assert model.budget_used_ == 0 and model.get_params()["budget"] == "10%"
+    trace = simulate(model, new[FEATURES], new["quality"].to_numpy())
+    allowed = np.floor(0.1 * np.arange(1, 121) + 1e-9)
+    assert np.all(np.cumsum(trace.acquired) <= allowed) and trace.n_acquired >= 8
+    assert model.budget_used_ == trace.n_acquired
+    n0 = json.loads((tmp_path / "rep" / "summary.json").read_text())["split"]["initial"]
+    assert len(model.labelled_pool[1]) == n0 + spent_before + trace.n_acquired
+    again = tmp_path / "again.cbeal"
+    model.set_params(budget=5).save(again)  # a count, from the next part on
+    loaded = CbeAL.load(again)
+    assert loaded.budget_left == 5 and str(loaded.budget_).startswith("5 labels from sample")
+    more = simulate(loaded, new[FEATURES], new["quality"].to_numpy())
+    assert more.n_acquired <= 5 and loaded.predict(new[FEATURES]).dtype == labels.dtype
+
+
+def test_an_imputer_inside_the_estimator_points_to_the_preprocessor() -> None:
+    from sklearn.impute import SimpleImputer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    s = make_stream(n=200, random_state=1)
+    X0 = s.X0.copy()
+    X0[2, 1] = np.nan
+    estimator = make_pipeline(SimpleImputer(), LogisticRegression())
+    model = CbeAL.from_preset("CBEAL-6", estimator=estimator, budget=10)
+    with pytest.raises(InvalidInputError, match=r"give it a `preprocessor`, e\.g\. preprocessor="):
+        model.fit(X0, s.y0)
+    X = s.X_stream[:5].copy()
+    X[3, 0] = np.nan
+    model.fit(s.X0, s.y0)
+    with pytest.raises(InvalidInputError, match="inside a Pipeline passed as the `estimator`"):
+        model.query_many(X)
+    fixed = CbeAL.from_preset(  # the fix the message names
+        "CBEAL-6",
+        estimator=LogisticRegression(),
+        preprocessor=make_pipeline(SimpleImputer(), StandardScaler()),
+        budget=10,
+    ).fit(X0, s.y0)
+    assert len(fixed.query_many(X)) == 5
