@@ -75,7 +75,8 @@ def test_cli_writes_the_report_folder(
     assert f"report: {out / 'report.md'}" in stdout and RECOMMENDED in stdout
     info = json.loads((out / "summary.json").read_text())
     assert info["split"] == {"initial": 10, "stream": 200, "test": 90}
-    assert info["budget"] == 20 and info["data"]["sha256"] and info["data"]["file"] == "line.csv"
+    assert info["budget"]["labels_allowed"] == 20 and info["budget"]["meaning"] == "paced rate"
+    assert info["data"]["sha256"] and info["data"]["file"] == "line.csv"
     assert set(info["metrics"]) == {RECOMMENDED, "RS", "US", "Initial", "All Training Data"}
     assert set(info["metrics"]["RS"]) == {
         "accuracy",
@@ -547,3 +548,107 @@ def test_an_imputer_inside_the_estimator_points_to_the_preprocessor() -> None:
         budget=10,
     ).fit(X0, s.y0)
     assert len(fixed.query_many(X)) == 5
+
+
+# ---------------------------------------------------------------------- the budget's meaning
+@pytest.mark.parametrize(
+    ("spec", "meaning", "words"),
+    [("10%", "paced rate", "'10%' is a share: a paced rate"), ("25", "count", "a count")],
+)
+def test_the_report_says_which_budget_meaning_it_used(
+    csv: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    spec: str,
+    meaning: str,
+    words: str,
+) -> None:
+    out = tmp_path / "rep"
+    assert cli(csv, out, "--time", "when", "--compare", "RS", "--budget", spec) == 0
+    console = capsys.readouterr().out
+    budget_line = next(line for line in console.splitlines() if line.startswith("budget: "))
+    assert budget_line.endswith(words)
+    info = json.loads((out / "summary.json").read_text())["budget"]
+    assert info["given"] == spec and info["meaning"] == meaning
+    assert info["in_words"] in budget_line and info["in_words"] in (out / "report.md").read_text()
+    report = (out / "report.md").read_text()
+    assert f"read as a **{meaning}**" in report
+    other = "count" if meaning == "paced rate" else "paced rate"
+    assert f"read as a **{other}**" not in report
+    assert ("staircase" in report) == (meaning == "paced rate")
+
+
+@pytest.mark.parametrize("spec", ["10%", "25"])
+def test_the_allowance_is_what_the_models_were_held_to(csv: Path, spec: str) -> None:
+    result = api(csv, budget=spec, compare="RS")
+    allowance = result.stats.budget.allowance
+    assert allowance.shape == (200,) and allowance[-1] == result.budget
+    if spec == "10%":  # a paced rate grows with the rows seen
+        np.testing.assert_array_equal(allowance, np.arange(1, 201) // 10)
+    else:
+        assert (allowance == 25).all()
+    for trace in result.traces.values():
+        assert np.all(np.cumsum(trace.acquired) <= allowance)
+
+
+# ---------------------------------------------------------------------- computed once
+def test_the_report_only_renders_numbers_the_run_step_computed(
+    csv: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cbeal.reports.tablerun import console_lines, write_report
+
+    result = api(csv, compare="RS,US", repeats=2)
+    stats = result.stats
+    assert set(stats.scores) == {RECOMMENDED, "RS", "US", "Initial", "All Training Data"}
+    assert [c.other for c in stats.comparisons] == ["RS", "US"]
+
+    def computes(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the report computed a statistic")
+
+    for target in (
+        "cbeal.tablerun.repeats.mean_se",
+        "cbeal.tablerun.repeats.paired",
+        "cbeal.tablerun.results.mean_se",
+        "cbeal.tablerun.results.paired",
+        "cbeal.tablerun.results.budget_use",
+        "cbeal.trace.Trace.summary",
+        "cbeal.evaluation.scores",
+        "cbeal.catalog.describe_budget",
+        "cbeal.tablerun.results.data_stats",
+        "cbeal.tablerun.results.score_table",
+        "cbeal.tablerun.results.comparisons",
+    ):
+        monkeypatch.setattr(target, computes)
+    report = write_report(result, tmp_path / "rep").read_text()
+    console_lines(result, tmp_path / "rep" / "report.md")
+    score = stats.scores[RECOMMENDED]["balanced_accuracy"]
+    assert f"{score.mean:.3f} ± {score.se:.3f}" in report
+    info = json.loads((tmp_path / "rep" / "summary.json").read_text())
+    assert info["cbeal_run"]["n_acquired"] == stats.cbeal["n_acquired"]
+    assert len(info["paired_wins"]) == sum(len(c.paired) for c in stats.comparisons)
+
+
+def test_the_readme_continues_the_saved_model_as_printed(tmp_path: Path) -> None:
+    import re
+    import subprocess
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    [code] = [
+        c
+        for c in re.findall(r"```python\n(.*?)```", readme, flags=re.S)
+        if c.startswith("# continue.py")
+    ]
+    frame = line_frame(n=400, seed=9).sort_values("when")
+    frame["quality"] = frame["quality"] == "fail"
+    write(frame.iloc[:300], tmp_path / "line3.csv")
+    write(frame.iloc[300:], tmp_path / "line3-new.csv")
+    assert cli(tmp_path / "line3.csv", tmp_path / "line3-report", "--time", "when") == 0
+    (tmp_path / "continue.py").write_text(code)
+    done = subprocess.run(
+        [sys.executable, "continue.py"], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    asked = int(done.stdout.split(" of ")[0])
+    assert 1 <= asked <= 10  # 10 % of 100 new parts, paced
+    model = CbeAL.load(tmp_path / "line3-report" / "model.cbeal")
+    assert len(model.pending) == asked and model.budget_used_ == asked
