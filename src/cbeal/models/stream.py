@@ -34,13 +34,13 @@ from cbeal.core import (
     Decision,
     DecisionError,
     InvalidInputError,
-    LabelRate,
     ParameterError,
     Params,
     Policy,
     Proposal,
     as_budget,
 )
+from cbeal.core.budget import LabelRate
 from cbeal.core.validation import (
     check_features,
     check_labels,
