@@ -213,6 +213,9 @@ def plot_budget(
         ax.set_ylim(0, 1.1 * top)
     ax.step(x, spent, where="post", label="labels spent", color=SERIES[0], lw=1.5)
     _stream_axis(ax, x, time, time_label)
+    from matplotlib.ticker import MaxNLocator
+
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # labels are counted, not measured
     ax.set_ylabel("labels")
     ax.set_title(title or "Labels spent and the budget")
     ax.legend(fontsize=8, loc="lower right")  # spend and allowance rise from the lower left
