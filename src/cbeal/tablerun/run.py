@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from cbeal.catalog import learner as make_learner
+from cbeal.catalog import preset_entry
 from cbeal.core import Budget, SingleClassWarning
 from cbeal.evaluation import REFERENCES, fit_reference, scores
 from cbeal.models import CbeAL, StreamLearner, stream_model
@@ -51,6 +52,14 @@ from cbeal.tablerun.options import (
     ensemble,
     learner_name,
     run_budget,
+)
+from cbeal.tablerun.results import (
+    RunStats,
+    budget_use,
+    cbeal_numbers,
+    comparisons,
+    data_stats,
+    score_table,
 )
 from cbeal.tablerun.split import Split, make_split, positive_class
 from cbeal.trace import Trace
@@ -102,16 +111,18 @@ class SeedRun:
 
 @dataclass(eq=False)
 class UserRun:
-    """Everything a report needs: the inputs, the split, the runs and their scores.
+    """Everything a report shows: the inputs, the split, the runs, and every number
+    computed from them (``stats``; the report only renders).
 
     ``model``, ``traces``, ``scores`` and ``labels`` are those of the first seed
-    (``options.seed``); ``seeds`` holds the scores of every seed (``options.repeats``).
+    (``options.seed``); ``seeds`` holds the scores of every seed (``options.repeats``)
+    and ``stats.scores`` their mean ± standard error.
     """
 
     options: RunOptions
     table: Table
     split: Split
-    budget: int
+    budget: int  # the most labels the budget allows over the stream (stats.budget: its meaning)
     name: str
     model: CbeAL
     traces: dict[str, Trace]
@@ -120,9 +131,15 @@ class UserRun:
     classes: np.ndarray
     positive: Any
     seconds: float
+    stats: RunStats
     notes: list[str] = field(default_factory=list)
     seeds: list[SeedRun] = field(default_factory=list)
     estimate: Estimate | None = None
+
+    @property
+    def others(self) -> list[str]:
+        """The comparison methods that ran beside CbeAL."""
+        return [m for m in self.traces if m != self.name]
 
     @property
     def trace(self) -> Trace:
@@ -265,10 +282,26 @@ def execute(plan: Plan) -> UserRun:
         classes=plan.classes,
         positive=plan.positive,
         seconds=time.perf_counter() - start,
+        stats=_stats(plan, seeds, traces),
         notes=data_notes(plan.table, split, plan.classes)
         + score_notes(split, plan.positive, preds, y_test),
         seeds=seeds,
         estimate=plan.estimate,
+    )
+
+
+def _stats(plan: Plan, seeds: list[SeedRun], traces: dict[str, Trace]) -> RunStats:
+    """Every number the report shows, once."""
+    use = budget_use(plan.options.budget, plan.spend, plan.budget, plan.split.n_stream)
+    cbeal, weights = cbeal_numbers(traces[plan.name], use)
+    return RunStats(
+        budget=use,
+        data=data_stats(plan.table, plan.split, plan.positive),
+        scores=score_table(seeds),
+        comparisons=comparisons(seeds, plan.name, [m for m in traces if m != plan.name]),
+        cbeal=cbeal,
+        weights=weights,
+        control_chart=plan.agents is not None or preset_entry(plan.name).control_chart,
     )
 
 

@@ -1,21 +1,32 @@
-"""Plain-word explanations of every name and abbreviation a report uses, written once.
+"""Plain-word explanations of every name and abbreviation a ``cbeal run`` report uses.
 
 A report lists only the entries it needs (:func:`glossary`), so a reader on the line meets
-each term explained the first time, and nothing else.
+each term explained the first time, and nothing else. Agents and comparison strategies are
+explained with their catalog label and description (:mod:`cbeal.catalog`), the words the
+command line, the labelling page and the dashboard use too.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-__all__ = ["TERMS", "glossary"]
+from cbeal.catalog import AgentEntry, UnknownNameError, strategy_entry
+
+__all__ = ["TERMS", "glossary", "kind_of", "strategy_words"]
 
 # Order is the reading order of the list in a report: the idea first, then the parts.
 TERMS: dict[str, str] = {
-    "stream": "**Stream, label, budget.** Parts arrive one at a time, in time order. For each "
-    "part the method decides at once whether to ask the expert for its label (pass or "
-    "fail) — here the label is read from the file, as if an inspector had been asked — or to "
-    "let it go unlabelled. The budget is the number of labels a method may ask for.",
+    "stream": "**Stream, label.** Parts arrive one at a time, in time order. For each part "
+    "the method decides at once whether to ask the expert for its label (pass or fail) — "
+    "here the label is read from the file, as if an inspector had been asked — or to let it "
+    "go unlabelled.",
+    "budget-rate": "**Budget, paced rate.** A share such as 10 % limits the labels to 10 "
+    "per 100 parts *seen so far*: after 50 parts at most 5 labels, after 400 parts at most "
+    "40. The allowance grows along the stream, so the labels spread over the whole period; "
+    "allowance a method leaves unused carries over to later parts.",
+    "budget-count": "**Budget, count.** A whole number such as 50 allows 50 labels over the "
+    "whole stream, spent whenever the method asks: a method may spend them all on the first "
+    "parts and ask for nothing afterwards.",
     "D0": "**D0** is the small labelled start: the first rows of the training period, "
     "labelled up front so that the model has something to begin with.",
     "CbeAL": "**CbeAL** (ensemble active learning by contextual bandits) lets several "
@@ -24,26 +35,8 @@ TERMS: dict[str, str] = {
     "weight.",
     "exploration": "**Exploration agents** ask for parts that look unlike the parts seen "
     "recently, whatever the model predicts, so that the labels cover every operating "
-    "condition. **LD** (low density) asks for a part that lies far from the recent parts; "
-    "**SPF** (space filling) asks for a part that falls into a gap between them. The number "
-    "(LD1, LD2, LD3) tells one setting from another (how many recent parts are compared, "
-    "and how far out a part must be).",
-    "exploitation": "**Exploitation agents** ask for parts the current model is unsure "
-    "about. **RAL** (reinforced active learning) asks when the model's certainty is below a "
-    "threshold, and raises the threshold after a request that caught a model error, lowers "
-    "it after one that did not. RAL1 to RAL4 differ in the starting threshold (0.90 or 0.95) "
-    "and how fast it moves.",
-    "RS": "**RS** (random sampling) asks for parts at random, at the rate the budget allows: "
-    "the baseline any smarter method must beat.",
-    "US": "**US** (uncertainty sampling) asks whenever the model's certainty is below a fixed "
-    "0.7. A model that is confident about everything makes it ask for nothing.",
-    "DBALStream": "**DBALStream** (density-based active learning for streams) asks for "
-    "parts the model is unsure about that are also typical of many recent parts.",
-    "QBC-PYP": "**QBC-PYP** (query by committee with Pitman–Yor process mixtures) draws two "
-    "models from a Bayesian mixture model and asks when they disagree about a part.",
-    "VariableUncertainty": "**VariableUncertainty** asks for uncertain parts with a threshold "
-    "that adapts to keep the labelling rate near the budget; **Split** does the same but "
-    "spends part of the budget at random.",
+    "condition.",
+    "exploitation": "**Exploitation agents** ask for parts the current model is unsure about.",
     "reward": "**Reward.** When a label comes back, the method checks the prediction the "
     "model made for that part when it asked: **+1** if the model was wrong (the label taught "
     "it something), **−0.5** if it was right (the label confirmed what it knew). The "
@@ -56,6 +49,9 @@ TERMS: dict[str, str] = {
     "limits it is flipped to the other side of the average, so that no agent takes over "
     "before there is evidence. The limits start narrow and widen as the stream goes on, so "
     "the weights swing back and forth over roughly the first 200 parts, then settle.",
+    "no-flips": "**How the weights move.** This ensemble has no control chart: each weight "
+    "follows only the rewards of the requests its agent advised, so an agent whose requests "
+    "keep catching model errors gains weight steadily.",
     "references": "**Initial** is the model trained on D0 alone; **All Training Data** the "
     "model trained on every training row's label, what unlimited labelling would give.",
     "scores": "**Scores.** Accuracy is the share of test parts classified correctly. "
@@ -73,8 +69,36 @@ TERMS: dict[str, str] = {
 def glossary(keys: Iterable[str]) -> list[str]:
     """The entries for `keys`, in the order of :data:`TERMS` (unknown keys are ignored).
 
-    >>> glossary(["US", "RS"])[0].startswith("**RS**")
+    >>> glossary(["reward", "stream"])[0].startswith("**Stream, label.**")
     True
     """
     wanted = set(keys)
     return [text for key, text in TERMS.items() if key in wanted]
+
+
+def kind_of(name: str) -> str | None:
+    """An agent's kind (exploration, exploitation, hybrid) from the catalog, else None.
+
+    >>> kind_of("LD1"), kind_of("RAL1"), kind_of("CBEAL-6")
+    ('exploration', 'exploitation', None)
+    """
+    try:
+        entry = strategy_entry(name)
+    except UnknownNameError:
+        return None
+    return entry.kind if isinstance(entry, AgentEntry) else None
+
+
+def strategy_words(name: str) -> str | None:
+    """One line on an agent or a preset, from the catalog (None for another name).
+
+    >>> print(strategy_words("ENT"))
+    **ENT** (entropy sampler, exploitation): asks in proportion to how unsure the model is,
+    paced to the budget.
+    """
+    try:
+        entry = strategy_entry(name)
+    except UnknownNameError:
+        return None
+    kind = f", {entry.kind}" if isinstance(entry, AgentEntry) else ""
+    return f"**{entry.name}** ({entry.label}{kind}): {entry.description}."

@@ -1,20 +1,24 @@
 """The text of a ``cbeal run`` report, as document blocks (:mod:`cbeal.reports.document`):
-what was run on which rows, the scores (mean ± SE and paired wins with ``--repeats``), the
-CbeAL run, the figures, and every name and abbreviation explained once in plain words
-(:mod:`cbeal.reports.glossary`)."""
+what was run on which rows, under which budget, the scores (mean ± SE and paired wins with
+several seeds), the CbeAL run, the figures, and every name and abbreviation explained once
+in plain words (:mod:`.glossary`).
+
+Every number comes from the run's result (:class:`cbeal.tablerun.UserRun` and its
+``stats``); nothing here computes one. Options are named as parameters, in backticks
+(`test_fraction`), as in cbeal's messages.
+"""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
-
-import numpy as np
 
 from cbeal._version import __version__
 from cbeal.evaluation import METRIC_LABELS
 from cbeal.reports.document import Block
-from cbeal.reports.glossary import glossary
-from cbeal.tablerun.repeats import mean_se, paired
-from cbeal.tablerun.run import UserRun
+from cbeal.reports.tablerun.glossary import glossary, kind_of, strategy_words
+from cbeal.tablerun import UserRun
+from cbeal.tablerun.results import Score
 
 __all__ = ["document"]
 
@@ -35,7 +39,7 @@ def document(result: UserRun, figures: dict[str, Path], missing: str | None) -> 
         *_cbeal(result),
         *_figure_blocks(result, figures, missing),
         ("h", 2, "What the names mean"),
-        ("ul", glossary(_terms(result))),
+        ("ul", [*glossary(_terms(result)), *_strategies(result)]),
         ("h", 2, "Files"),
         (
             "ul",
@@ -43,10 +47,11 @@ def document(result: UserRun, figures: dict[str, Path], missing: str | None) -> 
                 f"`trace.csv`: one row per stream sample (`row` = its row in the file, 0 = "
                 f"first data row{', `time`' if result.table.time is not None else ''}{ids}), "
                 "with the decision, the agents' advice and weights",
-                "`summary.json`: arguments, data checksum, split, the scores of every seed, "
-                "provenance",
-                "`model.cbeal`: the final model, ready to take new rows of the same columns: "
-                '`cbeal.CbeAL.load("model.cbeal")`',
+                "`summary.json`: arguments, data checksum, split, budget, the scores of every "
+                "seed, provenance",
+                "`model.cbeal`: the final model, ready to take new rows of the same columns "
+                'and to continue with a new budget: `model = cbeal.CbeAL.load("model.cbeal")`, '
+                '`model.renew_budget("10%")`',
             ],
         ),
     ]
@@ -54,19 +59,24 @@ def document(result: UserRun, figures: dict[str, Path], missing: str | None) -> 
 
 def _terms(result: UserRun) -> list[str]:
     """The glossary entries this report needs."""
-    agents = result.trace.agent_names
-    keys = ["stream", "D0", "CbeAL", "reward", "weights", "flips", *result.traces]
-    keys += ["exploration"] if any(a.startswith(("LD", "SPF")) for a in agents) else []
-    keys += ["exploitation"] if any(a.startswith("RAL") for a in agents) else []
-    keys += ["VariableUncertainty"] if "Split" in result.traces else []
+    kinds = {str(kind_of(a)) for a in result.trace.agent_names}
+    keys = ["stream", "budget-rate" if result.stats.budget.paced else "budget-count", "D0"]
+    keys += ["CbeAL", "reward", "weights", "flips" if result.stats.control_chart else "no-flips"]
+    keys += sorted(kinds & {"exploration", "exploitation"})
     keys += ["references", "scores"] if result.scores else []
     keys += ["repeats"] if len(result.seeds) > 1 else []
     return keys
 
 
+def _strategies(result: UserRun) -> list[str]:
+    """One line per agent of CbeAL and per comparison method, from the catalog."""
+    names = [*result.trace.agent_names, *result.others]
+    return [w for w in dict.fromkeys(strategy_words(n) for n in names) if w is not None]
+
+
 def _what(result: UserRun) -> list[Block]:
     o = result.options
-    others = [m for m in result.traces if m != result.name]
+    others = result.others
     return [
         (
             "p",
@@ -74,7 +84,7 @@ def _what(result: UserRun) -> list[Block]:
             f"**{result.name}** (agents {', '.join(result.trace.agent_names)}) with the "
             f"learner `{o.learner}` and seed {o.seed}. The labels in column `{o.label}` played "
             f"the expert: a stream row's label was read only when a method asked for it, "
-            f"within a budget of **{result.budget} labels**."
+            f"within a budget of **{result.stats.budget.words}**."
             + (
                 f" For comparison, {', '.join(others)} ran on the same rows with the same budget."
                 if others
@@ -88,41 +98,44 @@ def _what(result: UserRun) -> list[Block]:
 
 
 def _data(result: UserRun) -> list[Block]:
-    tab, n_train = result.table, result.split.n_train
-    counts = ", ".join(f"`{k}` {v}" for k, v in tab.class_counts().items())
-    train = ", ".join(f"`{k}` {v}" for k, v in tab.class_counts(n_train).items())
-    values, sizes = np.unique(result.split.part("test")[1], return_counts=True)
-    test = ", ".join(f"`{k}` {v}" for k, v in zip(values.tolist(), sizes.tolist(), strict=True))
+    tab, classes = result.table, result.stats.data.classes
+
+    def counts(part: str) -> str:
+        return ", ".join(f"`{k}` {v}" for k, v in classes[part].items())
+
+    read = tab.dialect.describe()
     return [
         ("h", 2, "Data"),
         (
             "p",
             f"`{tab.path.name}` (SHA-256 `{tab.sha256[:16]}…`): {tab.shape[0]} rows × "
-            f"{tab.shape[1]} columns. Classes of `{tab.label}`: {counts} (training rows: "
-            f"{train}; test rows: {test or 'none'}).",
+            f"{tab.shape[1]} columns"
+            + (f", read as {read}" if read else "")
+            + f". Classes of `{tab.label}`: {counts('all')} (training rows: {counts('train')};"
+            f" test rows: {counts('test') or 'none'}).",
         ),
     ]
 
 
 def _protocol(result: UserRun) -> list[str]:
-    tab, sp, o = result.table, result.split, result.options
+    tab, sp = result.table, result.split
     order = (
         f"Rows were sorted by the time column `{tab.time_column}` (stable sort)."
         if tab.time_column
-        else "Rows were kept in file order (no --time column)."
+        else "Rows were kept in file order (no `time` column given)."
     )
     test = (
         f"The most recent {sp.n_test} rows ({_pct(sp.n_test / tab.n_rows)}) are the test "
         "set, used only to score the final models."
         if sp.n_test
-        else "No test set (--test-fraction 0): no test scores."
+        else "No test set (`test_fraction` 0): no test scores."
     )
     return [
         order + _span(result, 0, tab.n_rows, "all rows"),
         test + (_span(result, sp.n_train, tab.n_rows, "test") if sp.n_test else ""),
         f"D0, the initial labelled set, is the first {sp.n_initial} training rows"
         + (
-            f" (--initial {sp.requested_initial}, extended so that D0 holds every class)"
+            f" (`initial` {sp.requested_initial}, extended so that D0 holds every class)"
             if sp.n_initial > sp.requested_initial
             else ""
         )
@@ -132,22 +145,38 @@ def _protocol(result: UserRun) -> list[str]:
         + (f" ({', '.join(tab.feature_names)})" if len(tab.feature_names) <= 20 else "")
         + ". Median imputation and standard scaling were fitted on the training rows' inputs "
         "only (no labels, no test rows) and applied to every row." + _missing(result),
-        f"Budget: {result.budget} labels = {_pct(result.budget / sp.n_stream)} of the stream "
-        f"(--budget {o.budget}). The learner was retrained "
-        + (
-            "after every label."
-            if o.refit_every == 1
-            else f"after every {o.refit_every} labels (--refit-every), and once more at the end."
-        )
-        + (
-            f" Every method ran with {o.repeats} seeds ({o.seed} to {o.seed + o.repeats - 1}) "
-            "on the same rows."
-            if o.repeats > 1
-            else ""
-        ),
+        _budget_step(result),
         "References: “Initial” is the learner trained on D0 only; “All Training Data” the "
         "learner trained on D0 and every stream label (what unlimited labelling would give).",
     ]
+
+
+def _budget_step(result: UserRun) -> str:
+    use, o = result.stats.budget, result.options
+    if use.paced:
+        meaning = (
+            f"Budget `{use.given}`, a share, read as a **paced rate**: {use.words}. After t "
+            f"stream rows a method may have spent at most {use.given.strip()} of t labels, "
+            "rounded down, so the labels spread over the whole stream."
+        )
+    else:
+        meaning = (
+            f"Budget `{use.given}`, a whole number, read as a **count**: {use.words}. A "
+            f"method may spend all {use.labels} labels ({_pct(use.share)} of the stream) at "
+            "any time, all of them early if it asks early."
+        )
+    refit = (
+        "after every label."
+        if o.refit_every == 1
+        else f"after every {o.refit_every} labels (`refit_every`), and once more at the end."
+    )
+    seeds = (
+        f" Every method ran with {o.repeats} seeds ({o.seed} to {o.seed + o.repeats - 1}) "
+        "on the same rows."
+        if o.repeats > 1
+        else ""
+    )
+    return f"{meaning} Every method had the same budget. The learner was retrained {refit}{seeds}"
 
 
 def _span(result: UserRun, a: int, b: int, what: str) -> str:
@@ -156,19 +185,22 @@ def _span(result: UserRun, a: int, b: int, what: str) -> str:
 
 
 def _missing(result: UserRun) -> str:
-    X = result.table.X[: result.split.n_train]
-    share = float(np.isnan(X).mean())
-    empty = [n for j, n in enumerate(result.table.feature_names) if np.isnan(X[:, j]).all()]
-    text = f" {_pct(share)} of the training feature values were missing." if share else ""
-    if empty:
-        text += f" Entirely empty columns (kept as 0): {', '.join(empty)}."
+    data = result.stats.data
+    text = (
+        f" {_pct(data.missing_share)} of the training feature values were missing."
+        if data.missing_share
+        else ""
+    )
+    if data.empty_columns:
+        text += f" Entirely empty columns (kept as 0): {', '.join(data.empty_columns)}."
     return text
 
 
 def _results(result: UserRun) -> list[Block]:
     blocks: list[Block] = [("h", 2, "Results")]
     notes: list[Block] = [("ul", [f"Note: {n}" for n in result.notes])] if result.notes else []
-    if not result.scores:
+    table = result.stats.scores
+    if not table:
         return [
             *blocks,
             (
@@ -179,16 +211,15 @@ def _results(result: UserRun) -> list[Block]:
             ),
             *notes,
         ]
-    metrics = list(next(iter(result.scores.values())))
+    metrics = list(next(iter(table.values())))
     header = ["method", "labels from the stream", *(METRIC_LABELS[m] for m in metrics)]
-    rows = [[m, _labels(result, m), *(_cell(result, m, k) for k in metrics)] for m in result.scores]
-    pos = result.positive
-    if pos is not None:
+    rows = [[m, _labels(result, m), *(_cell(table[m][k]) for k in metrics)] for m in table]
+    if result.positive is not None:
         blocks.append(
             (
                 "p",
-                f"Positive (failure) class for F1, precision and recall: `{pos}` "
-                "(--positive to choose another).",
+                f"Positive (failure) class for F1, precision and recall: `{result.positive}` "
+                "(the `positive` option chooses another).",
             )
         )
     if len(result.seeds) > 1:
@@ -197,28 +228,21 @@ def _results(result: UserRun) -> list[Block]:
     return [*blocks, ("table", header, rows), *_rare(result), *verdict, *notes]
 
 
-def _cell(result: UserRun, method: str, metric: str) -> str:
-    values = [run.scores[method][metric] for run in result.seeds] or [result.scores[method][metric]]
-    if len(values) == 1:
-        return f"{values[0]:.3f}"
-    mean, se = mean_se(values)
-    return f"{mean:.3f} ± {se:.3f}"
+def _cell(score: Score) -> str:
+    mean, se = score.mean, score.se
+    return f"{mean:.3f}" if math.isnan(se) else f"{mean:.3f} ± {se:.3f}"
 
 
 def _paired(result: UserRun) -> list[Block]:
     """Paired wins of CbeAL against each comparison method, seed by seed."""
-    main = result.scores[result.name]
-    keys = [k for k in ("balanced_accuracy", "f1", "recall", "macro_f1") if k in main]
-    others = [m for m in result.traces if m != result.name]
-    if not others:
+    found = result.stats.comparisons
+    if not found:
         return []
-    rows = []
-    for other in others:
-        cells = []
-        for k in keys:
-            pw = paired(result.seeds, result.name, other, k)
-            cells.append(f"{pw.wins} / {pw.ties} / {pw.losses}")
-        rows.append([f"{result.name} vs {other}", *cells])
+    keys = [p.metric for p in found[0].paired]
+    rows = [
+        [f"{c.method} vs {c.other}", *(f"{p.wins} / {p.ties} / {p.losses}" for p in c.paired)]
+        for c in found
+    ]
     return [
         (
             "p",
@@ -238,12 +262,8 @@ def _labels(result: UserRun, method: str) -> str:
 
 
 def _rare(result: UserRun) -> list[Block]:
-    pos = result.positive
-    if pos is None:
-        return []
-    y_train = result.split.part("train")[1]
-    share = float(np.mean(y_train == pos))
-    if share >= RARE:
+    pos, share = result.positive, result.stats.data.positive_share
+    if pos is None or share is None or share >= RARE:
         return []
     return [
         (
@@ -257,50 +277,43 @@ def _rare(result: UserRun) -> list[Block]:
 
 
 def _verdict(result: UserRun) -> list[Block]:
-    main = result.scores[result.name]
-    keys = [k for k in ("balanced_accuracy", "f1", "macro_f1") if k in main]
     lines = []
-    for other in (m for m in result.traces if m != result.name):
-        parts = [f"{METRIC_LABELS[k]} {main[k]:.3f} vs {result.scores[other][k]:.3f}" for k in keys]
-        wins = sum(main[k] > result.scores[other][k] for k in keys)
-        losses = sum(main[k] < result.scores[other][k] for k in keys)
-        word = (
-            "ahead on all of them"
-            if wins == len(keys)
-            else "behind on all of them"
-            if losses == len(keys)
-            else "tied on all of them"
-            if wins == losses == 0
-            else "ahead or tied"
-            if losses == 0
-            else "behind or tied"
-            if wins == 0
-            else "mixed"
-        )
-        lines.append(f"{result.name} vs {other}: {', '.join(parts)} — {result.name} {word}.")
+    main = result.scores.get(result.name, {})
+    for c in result.stats.comparisons:
+        parts = [
+            f"{METRIC_LABELS[p.metric]} {main[p.metric]:.3f} vs "
+            f"{result.scores[c.other][p.metric]:.3f}"
+            for p in c.paired
+        ]
+        lines.append(f"{c.method} vs {c.other}: {', '.join(parts)} — {c.method} {c.verdict}.")
     if lines:
         lines.append(
             "This is one run on one split; differences of a few points can be chance. "
-            "Use --repeats 10 to see the spread over seeds and count paired wins."
+            "Run with 10 seeds (`repeats` 10) to see the spread over seeds and count paired "
+            "wins."
         )
     return [("ul", lines)] if lines else []
 
 
 def _cbeal(result: UserRun) -> list[Block]:
-    s = result.trace.summary()
-    w = result.trace.weights_after[-1]
-    weights = ", ".join(f"{n} {v:.2f}" for n, v in zip(result.trace.agent_names, w, strict=True))
+    s, stats = result.stats.cbeal, result.stats
+    weights = ", ".join(f"{n} {v:.2f}" for n, v in stats.weights.items())
     per_class = ", ".join(f"`{k}` {v}" for k, v in s["acquired_per_class"].items()) or "none"
+    chart = (
+        f"The EWMA chart flipped a weight {s['n_flips']} times. "
+        if stats.control_chart
+        else f"{result.name} has no control chart: the weights followed the rewards alone. "
+    )
     return [
         ("h", 2, f"The {result.name} run (seed {result.options.seed})"),
         (
             "p",
             f"{s['n_acquired']} of {result.budget} labels spent (per class: {per_class}). "
-            f"For {s['n_useful']} of the parts asked for, the model's prediction had been "
-            f"wrong (reward +1 each); for {s['n_useless']} it had been right (−0.5 each): "
-            f"cumulative reward {s['cumulative_reward']:+.1f}. The EWMA chart flipped a "
-            f"weight {s['n_flips']} times. Final standardized weights: {weights}. Run time of "
-            f"all methods: {result.seconds:.1f} s.",
+            f"For {s['n_useful']} of the parts asked for, the "
+            f"model's prediction had been wrong (reward +1 each); for {s['n_useless']} it had "
+            f"been right (−0.5 each): cumulative reward {s['cumulative_reward']:+.1f}. {chart}"
+            f"Final standardized weights: {weights}. Run time of all methods: "
+            f"{result.seconds:.1f} s.",
         ),
     ]
 
@@ -314,13 +327,18 @@ def _figure_blocks(result: UserRun, figures: dict[str, Path], missing: str | Non
         else "the position of each part in the stream"
     )
     pos = f" (`{result.positive}`)" if result.positive is not None else ""
+    allowance = (
+        "the labels the paced rate allows so far, a staircase that climbs along the stream"
+        if result.stats.budget.paced
+        else "the count the budget allows, a flat line"
+    )
     blocks: list[Block] = [
         ("h", 2, "Figures"),
         (
             "p",
             f"The {result.name} run against {axis}, from top to bottom: which parts were "
             f"asked for (one tick per label, failures{pos} in red); each agent's share of "
-            "the vote (standardized weight); the labels spent against the budget; the "
+            f"the vote (standardized weight); the labels spent against {allowance}; the "
             "cumulative reward (see “What the names mean” below).",
         ),
         ("img", f"{result.name} run", figures["run"]),
