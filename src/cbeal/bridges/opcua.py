@@ -1,0 +1,532 @@
+"""The OPC UA bridge: each new part on a line's OPC UA server becomes a sample of a stream.
+
+A part is announced by a new value of the *trigger* node (a part id or part counter),
+which becomes the sample id; the *feature* nodes, read with it, are the sample. The
+bridge subscribes to the trigger (no polling), sends each part to the service and writes
+the decision — whether to send the part to the lab — to the *decision* node, if one is
+given (and the part's id to the *decision part* node, so the PLC knows which part the
+decision is for).
+
+**Exactly once, by stored ids.** Each part read is written to the bridge's journal
+(:mod:`cbeal.bridges.opcua_journal`, synced to disk) before it is sent, and leaves it
+only once the service has stored it or refused its content for good:
+
+* the service is down, restarting or answers 5xx/503: the parts wait in the journal and
+  are sent, in order, when it is back; the line goes on being read meanwhile;
+* the service refuses the token (401/403) or does not know the stream (404): the parts
+  wait for an operator to fix it, and the log says so;
+* the service refuses a part's content (422, 413…): it is reported, set aside in the
+  journal's ``refused`` table and not sent again;
+* the bridge is killed: at restart the journal's parts are sent again, and the service,
+  idempotent by sample id, answers those it already stored with their stored decision
+  (``duplicate``), so no part is counted twice. The parts that went by while the
+  bridge was away are read from the server's history (OPC UA Historical Access) when
+  the server keeps it for the trigger and feature nodes; otherwise the log says how many
+  were lost (a part counter shows the gap). See docs/OPCUA.md for the limits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from cbeal.bridges.client import Client, NotFoundError, Refused, ServiceError, TokenRefused
+from cbeal.bridges.opcua_journal import Cursor, Journal, Pending
+from cbeal.bridges.opcua_nodes import (
+    Nodes,
+    Part,
+    as_variant,
+    check_nodes,
+    history_available,
+    read_history,
+    read_live,
+    sample_id,
+    stamp_of,
+)
+from cbeal.core import ParameterError
+
+__all__ = ["Bridge", "Security"]
+
+log = logging.getLogger("cbeal.opcua")
+
+
+class _Stopped(Exception):
+    """The bridge is stopping while parts wait for the service."""
+
+
+class _Lost(ConnectionError):
+    """The OPC UA connection is gone."""
+
+
+@dataclass(frozen=True)
+class Security:
+    """How to connect: `policy` (``Basic256Sha256``, ``Aes128Sha256RsaOaep``,
+    ``Aes256Sha256RsaPss``; None: no security), `mode` (``Sign`` or ``SignAndEncrypt``),
+    the client's `certificate` and `private_key` files (PEM or DER), and the server's
+    certificate to trust (None: the one the server offers, unverified). `user` and
+    `password` log in with a user name (None: anonymous)."""
+
+    policy: str | None = None
+    mode: str = "SignAndEncrypt"
+    certificate: str | None = None
+    private_key: str | None = None
+    key_password: str | None = None
+    server_certificate: str | None = None
+    user: str | None = None
+    password: str | None = None
+
+    def describe(self) -> str:
+        who = f"user {self.user}" if self.user else "anonymous"
+        return f"{self.policy},{self.mode}, {who}" if self.policy else f"no security, {who}"
+
+    async def apply(self, client: Any) -> None:
+        if self.user:
+            client.set_user(self.user)
+            client.set_password(self.password or "")
+        if not self.policy:
+            return
+        from asyncua import ua
+        from asyncua.crypto import security_policies, uacrypto
+
+        policy = getattr(security_policies, f"SecurityPolicy{self.policy}", None)
+        mode = getattr(ua.MessageSecurityMode, self.mode, None)
+        if policy is None or mode is None or self.mode == "None_":
+            raise ParameterError(
+                f"`security` {self.policy},{self.mode} is not known; use Basic256Sha256, "
+                "Aes128Sha256RsaOaep or Aes256Sha256RsaPss with Sign or SignAndEncrypt"
+            )
+        if not (self.certificate and self.private_key):
+            raise ParameterError("`security` needs the client's `cert` and `key` files")
+        for path in (self.certificate, self.private_key, self.server_certificate):
+            if path and not Path(path).is_file():
+                raise ParameterError(f"no file {path} (a certificate or key of `security`)")
+        cert = await uacrypto.load_certificate(self.certificate)
+        uri = _application_uri(cert)
+        if uri:  # the server checks that the session's application URI is the certificate's
+            client.application_uri = uri
+        await client.set_security(
+            policy, self.certificate, self.private_key, self.key_password,
+            self.server_certificate, mode,
+        )  # fmt: skip
+
+
+def _application_uri(cert: Any) -> str | None:
+    from cryptography import x509
+
+    try:
+        names = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+    except x509.ExtensionNotFound:
+        return None
+    uris = names.get_values_for_type(x509.UniformResourceIdentifier)
+    return uris[0] if uris else None
+
+
+class Bridge:
+    """Bridge the OPC UA server at `endpoint` into stream `stream` of the service at `url`.
+
+    `trigger`, `features` (in the stream's feature order), `decision` and
+    `decision_part` are node ids (``ns=2;s=Line1.PartId``). `journal` is the bridge's
+    SQLite file (one per bridge: it holds the unsent parts and where the bridge was).
+    `publishing_ms` and `sampling_ms` are asked of the server for the subscription (it
+    may revise them); `max_pause` caps the growing pause between reconnections.
+    """
+
+    def __init__(
+        self,
+        *,
+        endpoint: str,
+        stream: str,
+        trigger: str,
+        features: list[str],
+        url: str,
+        token: str | None,
+        journal: str | Path,
+        decision: str | None = None,
+        decision_part: str | None = None,
+        security: Security | None = None,
+        publishing_ms: float = 0.0,
+        sampling_ms: float = 0.0,
+        batch: int = 100,
+        max_pause: float = 30.0,
+        durable: bool = True,
+    ) -> None:
+        if not endpoint.startswith("opc.tcp://"):
+            raise ParameterError(f"`endpoint` {endpoint!r} must look like opc.tcp://HOST:PORT")
+        self.nodes = Nodes.parse(trigger, features, decision, decision_part)
+        self.endpoint, self.stream = endpoint, stream
+        self.security = security or Security()
+        self.publishing_ms, self.sampling_ms = publishing_ms, sampling_ms
+        self.batch, self.max_pause = batch, max_pause
+        self.journal = Journal(journal, durable=durable)
+        self._halt = threading.Event()
+        self.api = Client(
+            url, token, retry_for=None, on_retry=self._service_trouble, sleep=self._sleep
+        )
+        # counts, for the log and the tests
+        self.read = 0  # parts read live and journaled
+        self.recovered = 0  # parts read from the server's history
+        self.lost = 0  # parts known to have gone by unread
+        self.stored = 0  # parts the service stored (or had stored before: duplicates)
+        self.refused = 0  # parts whose content the service refused for good
+        self.repeated = 0  # parts whose id the service had from another part
+        self.written = 0  # decisions written to the decision node
+        self.retries = 0  # waits for the service
+        self.ready = threading.Event()  # subscribed and caught up (set again at each connect)
+        self.error: BaseException | None = None
+        self._client: Any = None
+        self._kinds: tuple[Any, Any] = (None, None)  # the decision nodes' variant types
+        self._current: str | None = None  # the newest part seen on the line
+        self._resent = {p.seq for p in self.journal.pending(10**9)}  # from a previous run
+        self.waiting = len(self._resent)  # parts in the journal, not yet stored
+        self._cursor = self.journal.cursor()  # the last part read
+        self._trouble: dict[str, str | None] = {"opcua": None, "service": None, "write": None}
+        self._thread: threading.Thread | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._work: asyncio.Event | None = None
+
+    # ------------------------------------------------------------------ the line side
+    async def _connect(self) -> Any:
+        from asyncua import Client as UaClient
+
+        client = UaClient(self.endpoint, timeout=10)
+        client.name = client.description = f"cbeal bridge for stream {self.stream}"
+        await self.security.apply(client)
+        await client.connect()
+        return client
+
+    async def _line(self) -> None:
+        """Connect, read parts until the connection is lost, reconnect with a growing pause."""
+        pause = 1.0
+        while not self._halt.is_set():
+            try:
+                client = await self._connect()
+            except ParameterError:
+                raise
+            except Exception as exc:  # the server is down, refuses us, a network error
+                self._say("opcua", f"cannot connect to {self.endpoint}: {_why(exc)}", pause)
+                await self._nap(pause)
+                pause = min(pause * 2.0, self.max_pause)
+                continue
+            try:
+                await self._session(client)
+                pause = 1.0
+            except ParameterError:
+                raise
+            except Exception as exc:
+                self.ready.clear()
+                self._say("opcua", f"lost the connection to {self.endpoint}: {_why(exc)}", pause)
+                await self._nap(pause)
+            finally:
+                self._client = None
+                await _quietly(client.disconnect())
+
+    async def _session(self, client: Any) -> None:
+        from asyncua.common.subscription import (
+            DataChangeEvent,
+            OverflowPolicy,
+            StatusChangeEvent,
+        )
+
+        self._kinds = await check_nodes(client, self.nodes, self.endpoint)
+        history = await history_available(client, self.nodes)
+        # a full queue forces a reconnection, whose catch-up reads the history
+        sub = await client.create_subscription(
+            self.publishing_ms, None, queue_maxsize=100_000, overflow=OverflowPolicy.DISCONNECT
+        )
+        await sub.subscribe_data_change(
+            client.get_node(self.nodes.trigger), queuesize=1000, sampling_interval=self.sampling_ms
+        )
+        first = await sub.next_event(timeout=30)
+        if not isinstance(first, DataChangeEvent):
+            raise _Lost("the server sent no value of the trigger node")
+        self._client = client
+        self._trouble["opcua"] = None
+        log.info(
+            "connected to %s (%s); subscribed to the trigger %s; the server %s history",
+            self.endpoint, self.security.describe(), self.nodes.trigger.to_string(),
+            "keeps" if history else "keeps no",
+        )  # fmt: skip
+        await self._catch_up(client, first, history)
+        self.ready.set()
+        while not self._halt.is_set():
+            event = await sub.next_event(timeout=0.5)
+            if event is None:
+                if client.uaclient.state.value != "connected":
+                    raise _Lost(f"the client is {client.uaclient.state.value}")
+            elif isinstance(event, StatusChangeEvent):
+                status = event.notification.Status
+                if not status.is_good():
+                    raise _Lost(f"the subscription ended ({status.name})")
+            elif isinstance(event, DataChangeEvent):
+                await self._on_trigger(client, event, history)
+
+    async def _catch_up(self, client: Any, first: Any, history: bool) -> None:
+        """At (re)connection: the parts since the cursor, then the current one."""
+        cursor, sid = self._cursor, sample_id(first.value)
+        if cursor is None and sid is None:  # a first start before the first part
+            now = await read_live(client, self.nodes)
+            self.journal.skip("", now.x, stamp=now.stamp)
+            self._cursor = Cursor("", now.stamp, now.x)
+            return
+        if cursor is not None and sid is not None and sid != cursor.sample_id:
+            if history and cursor.stamp is not None:
+                found = await self._recover(client, _until(first.data.monitored_item.Value))
+                log.info("read %d part(s) that went by while away from the server's history", found)
+        await self._on_trigger(client, first, history, when="while the bridge was away")
+
+    async def _on_trigger(
+        self, client: Any, event: Any, history: bool, when: str = "between two notifications"
+    ) -> None:
+        cursor, sid = self._cursor, sample_id(event.value)
+        stamp = stamp_of(event.data.monitored_item.Value)
+        if sid is None or _covered(cursor, sid, stamp):
+            return  # no part, or a part read already (live or from the history)
+        now = await read_live(client, self.nodes)
+        self._current = sample_id(now.value) or sid
+        whole = sample_id(now.value) == sid  # else the next part overwrote this one
+        recoverable = history and cursor is not None and cursor.stamp is not None
+        skipped = cursor is not None and _skipped(cursor.sample_id, sid)
+        if recoverable and (skipped or not whole):
+            # every part since the cursor, up to the newest, is in the history
+            await self._recover(client, _until(event.data.monitored_item.Value, now.stamp))
+            if _covered(self._cursor, sid, stamp):
+                return
+        elif whole and cursor is not None and skipped:
+            n = int(sid) - int(cursor.sample_id) - 1
+            self.lost += n
+            log.warning(
+                "%d part(s) between %s and %s went by %s and are lost: the server keeps no "
+                "history of the trigger and feature nodes", n, cursor.sample_id, sid, when,
+            )  # fmt: skip
+        if whole:
+            self._hold(Part(sid, now.stamp, now.x))
+            self.read += 1
+            return
+        self.lost += 1
+        self.journal.skip(sid, cursor.x if cursor else now.x, stamp=stamp)
+        self._cursor = Cursor(sid, stamp, cursor.x if cursor else now.x)
+        log.warning(
+            "part %s was overwritten by part %s before its features could be read: lost "
+            "(a server that keeps the history of the nodes lets the bridge read it there)",
+            sid, sample_id(now.value),
+        )  # fmt: skip
+
+    async def _recover(self, client: Any, until: datetime) -> int:
+        """Hold the parts after the cursor, up to `until`, read from the server's history."""
+        cursor = self._cursor
+        assert cursor is not None and cursor.stamp is not None
+        parts = await read_history(client, self.nodes, cursor.stamp, until, cursor.x)
+        for part in parts:
+            if part.sample_id != cursor.sample_id:
+                self._hold(part)
+                self.recovered += 1
+        return len(parts)
+
+    def _hold(self, part: Part) -> None:
+        self.journal.add(part.sample_id, part.x, stamp=part.stamp)
+        self._cursor = Cursor(part.sample_id, part.stamp, part.x)
+        self.waiting += 1
+        if self._work is not None:
+            self._work.set()
+
+    # ------------------------------------------------------------------ the service side
+    async def _sender(self) -> None:
+        assert self._work is not None
+        while not self._halt.is_set():  # at a stop, the parts stay in the journal
+            parts = self.journal.pending(self.batch)
+            if not parts:
+                self._work.clear()
+                try:
+                    await asyncio.wait_for(self._work.wait(), timeout=0.5)
+                except asyncio.TimeoutError:
+                    pass
+                continue
+            try:
+                outcome = await asyncio.to_thread(self._store, parts)
+            except _Stopped:
+                return  # the parts stay in the journal for the next start
+            await self._settle(parts, outcome)
+
+    def _store(self, parts: list[Pending]) -> list[Any]:
+        """The service's decision for each part, or the reason it refused the part."""
+        body = {"samples": [{"id": p.sample_id, "x": p.x} for p in parts]}
+        pause = 1.0
+        while True:
+            retries = self.retries
+            try:
+                reply = self.api.call("POST", f"/api/v1/streams/{self.stream}/samples", json=body)
+                if self.retries != retries:  # a reply lost in a retry may come back duplicate
+                    self._resent.update(p.seq for p in parts)
+                return list(reply["decisions"])
+            except Refused as exc:
+                if len(parts) == 1:
+                    return [str(exc)]
+                return [self._store([p])[0] for p in parts]  # find the part refused
+            except (TokenRefused, NotFoundError) as exc:  # an operator can fix these: wait
+                self._service_trouble(exc, pause)
+                self._sleep(pause)
+                pause = min(pause * 2.0, self.max_pause)
+
+    async def _settle(self, parts: list[Pending], outcome: list[Any]) -> None:
+        if self._trouble["service"] is not None:
+            log.info("the service took the parts again; going on")
+            self._trouble["service"] = None
+        latest = None
+        for part, reply in zip(parts, outcome, strict=True):
+            if isinstance(reply, str):
+                self.refused += 1
+                self.journal.refuse(part, reply)
+                self.waiting -= 1
+                log.warning(
+                    "part %s refused for good, kept in the journal: %s", part.sample_id, reply
+                )
+                continue
+            self.journal.done([part.seq])
+            self.waiting -= 1
+            self.stored += 1
+            if reply["duplicate"] and part.seq not in self._resent:
+                self.repeated += 1
+                log.warning(
+                    "the service already had a part with id %s, so this one was not counted: "
+                    "do the trigger's values repeat (a reset counter)?", part.sample_id,
+                )  # fmt: skip
+            self._resent.discard(part.seq)
+            if part.sample_id == self._current:
+                latest = reply
+        if latest is not None and self.nodes.decision is not None:
+            await self._write(latest)
+
+    async def _write(self, reply: dict[str, Any]) -> None:
+        """Write the decision on the part still at the station (a later one would mislead)."""
+        client = self._client
+        if client is None:
+            return
+        nodes = [client.get_node(self.nodes.decision)]
+        decision, part = self._kinds
+        try:
+            values = [as_variant(decision, bool(reply["acquire"]))]
+            if self.nodes.decision_part is not None:  # written second: the PLC waits for it
+                nodes.append(client.get_node(self.nodes.decision_part))
+                values.append(as_variant(part, reply["sample_id"]))
+            await client.write_values(nodes, values)
+        except Exception as exc:
+            if self._trouble["write"] != str(exc):
+                self._trouble["write"] = str(exc)
+                log.warning(
+                    "cannot write the decision of part %s: %s", reply["sample_id"], _why(exc)
+                )
+            return
+        self._trouble["write"] = None
+        self.written += 1
+
+    def _service_trouble(self, exc: ServiceError, pause: float) -> None:
+        self.retries += 1
+        text = str(exc)
+        if text != self._trouble["service"]:  # say each new trouble once
+            self._trouble["service"] = text
+            log.warning("%s; %d part(s) wait in the journal", text, self.waiting)
+
+    # ------------------------------------------------------------------ running
+    def _say(self, kind: str, text: str, pause: float) -> None:
+        if text != self._trouble[kind]:
+            self._trouble[kind] = text
+            log.warning("%s; trying again in %.0f s and then with growing pauses", text, pause)
+
+    def _sleep(self, seconds: float) -> None:
+        if self._halt.wait(seconds):
+            raise _Stopped
+
+    async def _nap(self, seconds: float) -> None:
+        deadline = asyncio.get_running_loop().time() + seconds
+        while not self._halt.is_set() and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.1)
+
+    async def run(self) -> None:
+        """Bridge until :meth:`stop`; raises a :class:`ParameterError` on a bad node id."""
+        self._loop = asyncio.get_running_loop()
+        self._work = asyncio.Event()
+        if self._resent:
+            log.info("%d part(s) from before the restart wait in the journal", len(self._resent))
+        sender = asyncio.create_task(self._sender())
+        try:
+            await self._line()
+        finally:
+            self._halt.set()
+            await sender
+
+    def start(self) -> Bridge:
+        """Run in a background thread (:meth:`stop` ends it); errors land in ``error``."""
+
+        def main() -> None:
+            try:
+                asyncio.run(self.run())
+            except BaseException as exc:
+                self.error = exc
+                log.error("the OPC UA bridge stopped: %s", exc)
+
+        self._thread = threading.Thread(target=main, name="cbeal-opcua", daemon=True)
+        self._thread.start()
+        return self
+
+    def run_forever(self) -> None:
+        """Run in this thread until SIGINT or SIGTERM, then stop cleanly; a bad node id raises."""
+        import signal
+
+        async def main() -> None:
+            loop = asyncio.get_running_loop()
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.add_signal_handler(sig, self._halt.set)
+            await self.run()
+
+        try:
+            asyncio.run(main())
+        finally:
+            self.journal.close()
+
+    def stop(self) -> None:
+        """Stop; parts not yet stored stay in the journal for the next start."""
+        self._halt.set()
+        if self._thread is not None:
+            self._thread.join(timeout=30)
+        self.journal.close()
+
+
+def _skipped(last: str, new: str) -> bool:
+    """Whether a part counter jumped over parts from `last` to `new`."""
+    return last.isdigit() and new.isdigit() and int(new) > int(last) + 1
+
+
+def _covered(cursor: Cursor | None, sid: str, stamp: float | None) -> bool:
+    """Whether the part `sid` changed the trigger at or before the cursor (it was read)."""
+    if cursor is None:
+        return False
+    if sid == cursor.sample_id:
+        return True
+    return stamp is not None and cursor.stamp is not None and stamp <= cursor.stamp
+
+
+def _until(dv: Any, newest: float | None = None) -> datetime:
+    """The end of a history read: a second after the newest trigger time known (every
+    part in the history is a real part, so reading a little further loses nothing)."""
+    if newest is None:
+        newest = stamp_of(dv)
+    if newest is None:
+        return datetime.now(timezone.utc)
+    return datetime.fromtimestamp(newest + 1.0, timezone.utc)
+
+
+def _why(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
+async def _quietly(coro: Any) -> None:
+    try:
+        await asyncio.wait_for(coro, timeout=5)
+    except Exception:
+        pass
