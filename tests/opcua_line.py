@@ -104,7 +104,8 @@ class Line:
         await (await var("LabPart", "", ua.VariantType.String)).set_writable()
         await var("Text", "not a number", ua.VariantType.String)
         if self.history:
-            await server.historize_node_data_change([trigger, *features], period=None, count=100_000)
+            kept = [trigger, *features]
+            await server.historize_node_data_change(kept, period=None, count=100_000)
         await server.start()
         self.server = server
 
@@ -162,10 +163,9 @@ def client_certificate(folder: Path) -> tuple[str, str]:
     from cryptography.x509.oid import ExtendedKeyUsageOID
 
     key, cert = folder / "bridge-key.pem", folder / "bridge-cert.der"
-    aio.run(
-        setup_self_signed_certificate(
-            key, cert, "urn:cbeal:bridge", "127.0.0.1",
-            [ExtendedKeyUsageOID.CLIENT_AUTH], {"commonName": "cbeal bridge"},
-        )  # fmt: skip
-    )
+    made = setup_self_signed_certificate(
+        key, cert, "urn:cbeal:bridge", "127.0.0.1",
+        [ExtendedKeyUsageOID.CLIENT_AUTH], {"commonName": "cbeal bridge"},
+    )  # fmt: skip
+    aio.run(made)
     return str(cert), str(key)

@@ -149,7 +149,7 @@ class Bridge:
         decision: str | None = None,
         decision_part: str | None = None,
         security: Security | None = None,
-        publishing_ms: float = 0.0,
+        publishing_ms: float = 10.0,
         sampling_ms: float = 0.0,
         batch: int = 100,
         max_pause: float = 30.0,
@@ -268,10 +268,12 @@ class Bridge:
     async def _catch_up(self, client: Any, first: Any, history: bool) -> None:
         """At (re)connection: the parts since the cursor, then the current one."""
         cursor, sid = self._cursor, sample_id(first.value)
-        if cursor is None and sid is None:  # a first start before the first part
+        if cursor is None:  # the first start: the parts from now on (the current one is old)
             now = await read_live(client, self.nodes)
-            self.journal.skip("", now.x, stamp=now.stamp)
-            self._cursor = Cursor("", now.stamp, now.x)
+            start = sample_id(now.value) or ""
+            self.journal.skip(start, now.x, stamp=now.stamp)
+            self._cursor = Cursor(start, now.stamp, now.x)
+            log.info("first start: the parts after %s will be read", start or "now")
             return
         if cursor is not None and sid is not None and sid != cursor.sample_id:
             if history and cursor.stamp is not None:
