@@ -135,10 +135,12 @@ class Line:
         await self.nodes["Part"].write_value(pid, kind)
 
     async def _parts(self, items: Sequence[tuple[Any, Sequence[float]]], pause: float) -> None:
-        for pid, x in items:
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        for i, (pid, x) in enumerate(items):
             await self._part(pid, x)
-            if pause:
-                await asyncio.sleep(pause)
+            if pause:  # part i+1 is due at start + (i+1) * pause, however long writes take
+                await asyncio.sleep(max(0.0, start + (i + 1) * pause - loop.time()))
 
 
 class _Users:
@@ -169,3 +171,40 @@ def client_certificate(folder: Path) -> tuple[str, str]:
     )  # fmt: skip
     aio.run(made)
     return str(cert), str(key)
+
+
+# the bridge in its own process (to be killed with SIGKILL): python -c BRIDGE_RUNNER ARGS,
+# ARGS being the JSON of Bridge's keyword arguments
+BRIDGE_RUNNER = (
+    "import json, logging, sys\n"
+    "from cbeal.bridges.opcua import Bridge\n"
+    "logging.basicConfig(level=logging.INFO, format='%(asctime)s %(name)s: %(message)s')\n"
+    "logging.getLogger('asyncua').setLevel(logging.ERROR)\n"
+    "logging.getLogger('httpx').setLevel(logging.WARNING)\n"
+    "Bridge(**json.loads(sys.argv[1])).run_forever()\n"
+)
+
+
+def produce(port: int, n: int, rate: float | None, history: bool, seed: int = 0) -> None:
+    """A line in this process making `n` parts (a counter from 1) at `rate` parts/s
+    (None: as fast as it can), on "go" from stdin; prints "ready", then "done FIRST LAST"
+    (the wall times of the first and last part); stops on "quit"."""
+    import sys
+    import time
+
+    import numpy as np
+
+    ln = Line(port, counter=True, history=history).start()
+    X = np.random.default_rng(seed).normal(size=(n, N_FEATURES))
+    print("ready", flush=True)
+    for command in sys.stdin:
+        if command.strip() == "go":
+            first = time.time()
+            if rate is None:
+                ln.parts([(i + 1, X[i].tolist()) for i in range(n)])
+            else:
+                ln.parts([(i + 1, X[i].tolist()) for i in range(n)], pause=1.0 / rate)
+            print(f"done {first} {time.time()}", flush=True)
+        elif command.strip() == "quit":
+            break
+    ln.close()

@@ -24,7 +24,7 @@ from cbeal.bridges.opcua import Bridge, Security
 from cbeal.bridges.opcua_journal import Journal
 from cbeal.core import ParameterError
 
-from .opcua_line import FEATURE_NODES, Line, client_certificate, node
+from .opcua_line import BRIDGE_RUNNER, FEATURE_NODES, Line, client_certificate, node
 from .service_helpers import FEATURES, Server, free_port, line, stream_config
 
 
@@ -126,8 +126,8 @@ def test_the_service_stopped_and_restarted_loses_and_doubles_nothing(tmp_path: P
         assert _wait_for(lambda: bridge.stored == 10)
         server.stop()
         ln.parts(_parts(s, ids[10:], start=10), pause=0.1)  # the line goes on
-        assert _wait_for(lambda: bridge.read == 25 and bridge.retries > 0)
-        assert bridge.stored == 10 and bridge.waiting == 15  # held in the journal
+        assert _wait_for(lambda: bridge.waiting == 15 and bridge.retries > 0)  # in the journal
+        assert bridge.stored == 10 and bridge.read == 25
         server.start()
         assert _wait_for(lambda: bridge.stored == 25), bridge.stored
         frame = _stored(server)
@@ -138,16 +138,6 @@ def test_the_service_stopped_and_restarted_loses_and_doubles_nothing(tmp_path: P
         bridge.stop()
         ln.close()
         server.stop()
-
-
-# the bridge in its own process, to be killed with SIGKILL
-RUNNER = (
-    "import json, logging, sys\n"
-    "from cbeal.bridges.opcua import Bridge\n"
-    "logging.basicConfig(level=logging.INFO, format='%(asctime)s %(name)s: %(message)s')\n"
-    "logging.getLogger('asyncua').setLevel(logging.ERROR)\n"
-    "Bridge(**json.loads(sys.argv[1])).run_forever()\n"
-)
 
 
 def _outbox(path: Path) -> int:
@@ -169,7 +159,7 @@ def test_a_bridge_killed_twice_counts_every_part_once(tmp_path: Path) -> None:
 
     def spawn() -> subprocess.Popen[bytes]:
         return subprocess.Popen(
-            [sys.executable, "-c", RUNNER, json.dumps(args)], stdout=log, stderr=log
+            [sys.executable, "-c", BRIDGE_RUNNER, json.dumps(args)], stdout=log, stderr=log
         )
 
     def kill(proc: subprocess.Popen[bytes]) -> None:

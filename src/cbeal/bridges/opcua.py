@@ -30,6 +30,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import time
+from collections import deque
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -184,10 +186,18 @@ class Bridge:
         self._resent = {p.seq for p in self.journal.pending(10**9)}  # from a previous run
         self.waiting = len(self._resent)  # parts in the journal, not yet stored
         self._cursor = self.journal.cursor()  # the last part read
+        # the ids read or lost lately: a notification for one of them is not a new part
+        self._order: deque[str] = deque(maxlen=10_000)
+        self._seen: set[str] = set()
+        if self._cursor is not None:
+            self._remember(self._cursor.sample_id)
+        self._said_at, self._unsaid = -1e9, 0  # lost parts not yet in the log
         self._trouble: dict[str, str | None] = {"opcua": None, "service": None, "write": None}
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._work: asyncio.Event | None = None
+        self._work: asyncio.Event | None = None  # parts in the journal for the sender
+        self._read: asyncio.Event | None = None  # parts read for the journal writer
+        self._inbox: list[tuple[Cursor, bool]] = []  # read, not yet in the journal
 
     # ------------------------------------------------------------------ the line side
     async def _connect(self) -> Any:
@@ -271,8 +281,8 @@ class Bridge:
         if cursor is None:  # the first start: the parts from now on (the current one is old)
             now = await read_live(client, self.nodes)
             start = sample_id(now.value) or ""
-            self.journal.skip(start, now.x, stamp=now.stamp)
-            self._cursor = Cursor(start, now.stamp, now.x)
+            self._note(Cursor(start, now.stamp, now.x), hold=False)
+            self._remember(start)
             log.info("first start: the parts after %s will be read", start or "now")
             return
         if cursor is not None and sid is not None and sid != cursor.sample_id:
@@ -286,17 +296,21 @@ class Bridge:
     ) -> None:
         cursor, sid = self._cursor, sample_id(event.value)
         stamp = stamp_of(event.data.monitored_item.Value)
-        if sid is None or _covered(cursor, sid, stamp):
+        if sid is None or sid in self._seen:
             return  # no part, or a part read already (live or from the history)
+        if _covered(cursor, sid, stamp):  # older than a part read live: overwritten unread
+            self._lose(sid, None)
+            return
         now = await read_live(client, self.nodes)
-        self._current = sample_id(now.value) or sid
-        whole = sample_id(now.value) == sid  # else the next part overwrote this one
+        newest = sample_id(now.value)
+        self._current = newest or sid
+        whole = newest == sid  # else the next part overwrote this one while it was read
         recoverable = history and cursor is not None and cursor.stamp is not None
         skipped = cursor is not None and _skipped(cursor.sample_id, sid)
         if recoverable and (skipped or not whole):
             # every part since the cursor, up to the newest, is in the history
             await self._recover(client, _until(event.data.monitored_item.Value, now.stamp))
-            if _covered(self._cursor, sid, stamp):
+            if sid in self._seen:
                 return
         elif whole and cursor is not None and skipped:
             n = int(sid) - int(cursor.sample_id) - 1
@@ -309,44 +323,77 @@ class Bridge:
             self._hold(Part(sid, now.stamp, now.x))
             self.read += 1
             return
+        self._lose(sid, newest)
+        if newest is not None and newest not in self._seen:  # read whole: take it now
+            self._hold(Part(newest, now.stamp, now.x))
+            self.read += 1
+
+    def _lose(self, sid: str, by: str | None) -> None:
+        """Part `sid` was overwritten before it could be read (said once per 10 s)."""
         self.lost += 1
-        self.journal.skip(sid, cursor.x if cursor else now.x, stamp=stamp)
-        self._cursor = Cursor(sid, stamp, cursor.x if cursor else now.x)
-        log.warning(
-            "part %s was overwritten by part %s before its features could be read: lost "
-            "(a server that keeps the history of the nodes lets the bridge read it there)",
-            sid, sample_id(now.value),
-        )  # fmt: skip
+        self._remember(sid)
+        self._unsaid += 1
+        moment = time.monotonic()
+        if moment - self._said_at >= 10.0:
+            log.warning(
+                "%d part(s) overwritten by the next ones before their features could be "
+                "read, lost (the last: %s%s); a line this fast needs a server that keeps the "
+                "history of the nodes, read by the bridge instead",
+                self._unsaid, sid, f", overwritten by {by}" if by else "",
+            )  # fmt: skip
+            self._said_at, self._unsaid = moment, 0
+
+    def _remember(self, sid: str) -> None:
+        if len(self._order) == self._order.maxlen:
+            self._seen.discard(self._order[0])
+        self._order.append(sid)
+        self._seen.add(sid)
 
     async def _recover(self, client: Any, until: datetime) -> int:
         """Hold the parts after the cursor, up to `until`, read from the server's history."""
         cursor = self._cursor
         assert cursor is not None and cursor.stamp is not None
         parts = await read_history(client, self.nodes, cursor.stamp, until, cursor.x)
-        for part in parts:
-            if part.sample_id != cursor.sample_id:
-                self._hold(part)
-                self.recovered += 1
-        return len(parts)
+        fresh = [p for p in parts if p.sample_id not in self._seen]
+        for part in fresh:
+            self._hold(part)
+        self.recovered += len(fresh)
+        return len(fresh)
 
     def _hold(self, part: Part) -> None:
-        self.journal.add(part.sample_id, part.x, stamp=part.stamp)
-        self._cursor = Cursor(part.sample_id, part.stamp, part.x)
-        self.waiting += 1
-        if self._work is not None:
+        self._remember(part.sample_id)
+        self._note(Cursor(part.sample_id, part.stamp, part.x), hold=True)
+
+    def _note(self, part: Cursor, *, hold: bool) -> None:
+        """A part read (`hold`) or lost: the journal writer records it, in order."""
+        self._cursor = part
+        self._inbox.append((part, hold))
+        if self._read is not None:
+            self._read.set()
+
+    async def _writer(self) -> None:
+        """Write the parts read to the journal, those read meanwhile in one transaction
+        (the line is read on while the disk syncs)."""
+        assert self._read is not None and self._work is not None
+        while True:
+            if not self._inbox:
+                if self._halt.is_set():
+                    return
+                self._read.clear()
+                await _wait(self._read, 0.5)
+                continue
+            parts, self._inbox = self._inbox, []
+            self.waiting += await asyncio.to_thread(self.journal.add_many, parts)
             self._work.set()
 
     # ------------------------------------------------------------------ the service side
     async def _sender(self) -> None:
         assert self._work is not None
         while not self._halt.is_set():  # at a stop, the parts stay in the journal
-            parts = self.journal.pending(self.batch)
+            self._work.clear()
+            parts = await asyncio.to_thread(self.journal.pending, self.batch)
             if not parts:
-                self._work.clear()
-                try:
-                    await asyncio.wait_for(self._work.wait(), timeout=0.5)
-                except asyncio.TimeoutError:
-                    pass
+                await _wait(self._work, 0.5)
                 continue
             try:
                 outcome = await asyncio.to_thread(self._store, parts)
@@ -378,18 +425,17 @@ class Bridge:
         if self._trouble["service"] is not None:
             log.info("the service took the parts again; going on")
             self._trouble["service"] = None
+        refused = [(p, r) for p, r in zip(parts, outcome, strict=True) if isinstance(r, str)]
+        stored = [(p, r) for p, r in zip(parts, outcome, strict=True) if not isinstance(r, str)]
+        await asyncio.to_thread(self.journal.done, [p.seq for p, _ in stored])
+        if refused:
+            await asyncio.to_thread(self.journal.refuse, refused)
+        self.waiting -= len(parts)
+        self.refused += len(refused)
+        for part, reason in refused:
+            log.warning("part %s refused for good, kept in the journal: %s", part.sample_id, reason)
         latest = None
-        for part, reply in zip(parts, outcome, strict=True):
-            if isinstance(reply, str):
-                self.refused += 1
-                self.journal.refuse(part, reply)
-                self.waiting -= 1
-                log.warning(
-                    "part %s refused for good, kept in the journal: %s", part.sample_id, reply
-                )
-                continue
-            self.journal.done([part.seq])
-            self.waiting -= 1
+        for part, reply in stored:
             self.stored += 1
             if reply["duplicate"] and part.seq not in self._resent:
                 self.repeated += 1
@@ -451,14 +497,16 @@ class Bridge:
     async def run(self) -> None:
         """Bridge until :meth:`stop`; raises a :class:`ParameterError` on a bad node id."""
         self._loop = asyncio.get_running_loop()
-        self._work = asyncio.Event()
+        self._work, self._read = asyncio.Event(), asyncio.Event()
         if self._resent:
             log.info("%d part(s) from before the restart wait in the journal", len(self._resent))
         sender = asyncio.create_task(self._sender())
+        writer = asyncio.create_task(self._writer())
         try:
             await self._line()
         finally:
             self._halt.set()
+            await writer  # the parts read so far go to the journal
             await sender
 
     def start(self) -> Bridge:
@@ -501,6 +549,13 @@ class Bridge:
 def _skipped(last: str, new: str) -> bool:
     """Whether a part counter jumped over parts from `last` to `new`."""
     return last.isdigit() and new.isdigit() and int(new) > int(last) + 1
+
+
+async def _wait(event: asyncio.Event, seconds: float) -> None:
+    try:
+        await asyncio.wait_for(event.wait(), timeout=seconds)
+    except asyncio.TimeoutError:
+        pass
 
 
 def _covered(cursor: Cursor | None, sid: str, stamp: float | None) -> bool:

@@ -2,10 +2,12 @@
 
 An OPC UA server, unlike an MQTT broker, keeps no queue for a client that is away: the
 values of a part are there until the next part overwrites them. So the bridge holds
-every part it reads in a small SQLite file, written (and synced) before anything else
-happens to the part, and removes it only once the service has stored it or refused its
-content for good. The same transaction moves the *cursor*, the last part read (its
-trigger value, source timestamp and features), from where a restarted bridge catches up.
+every part it reads in a small SQLite file, written (and synced) before the part is
+sent, and removes it only once the service has stored it or refused its content for
+good. The same transaction moves the *cursor*, the last part read (its trigger value,
+source timestamp and features), from where a restarted bridge catches up. Parts read
+together are written in one transaction (one sync), and every method may be called
+from any thread.
 
 Examples
 --------
@@ -29,10 +31,12 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 __all__ = ["Cursor", "Journal", "Pending"]
 
@@ -89,31 +93,39 @@ class Journal:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
         self.db.executescript(_SCHEMA)
+        self._lock = threading.Lock()
 
     def close(self) -> None:
-        self.db.close()
+        with self._lock:
+            self.db.close()
 
     def add(self, sample_id: str, x: list[float | None], *, stamp: float | None) -> int:
         """Hold a part and make it the cursor, in one transaction; its sequence number."""
-        data = json.dumps(x)
-        with self._tx():
-            cur = self.db.execute(
-                "INSERT INTO outbox (sample_id, x, read_at) VALUES (?, ?, ?)",
-                (sample_id, data, time.time()),
-            )
-            self._move(sample_id, stamp, data)
-        return int(cur.lastrowid or 0)
+        return self.add_many([(Cursor(sample_id, stamp, x), True)])
 
     def skip(self, sample_id: str, x: list[float | None], *, stamp: float | None) -> None:
         """Move the cursor past a part that cannot be sent (its features are lost)."""
+        self.add_many([(Cursor(sample_id, stamp, x), False)])
+
+    def add_many(self, parts: list[tuple[Cursor, bool]]) -> int:
+        """Hold the parts marked True, skip the others, and make the last one the cursor,
+        in one transaction; the number held."""
+        if not parts:
+            return 0
+        now = time.time()
+        held = [(p.sample_id, json.dumps(p.x), now) for p, hold in parts if hold]
         with self._tx():
-            self._move(sample_id, stamp, json.dumps(x))
+            self.db.executemany("INSERT INTO outbox (sample_id, x, read_at) VALUES (?, ?, ?)", held)
+            last = parts[-1][0]
+            self._move(last.sample_id, last.stamp, json.dumps(last.x))
+        return len(held)
 
     def pending(self, limit: int = 1000) -> list[Pending]:
         """The oldest parts not yet stored, in the order they were read."""
-        rows = self.db.execute(
-            "SELECT seq, sample_id, x FROM outbox ORDER BY seq LIMIT ?", (limit,)
-        ).fetchall()
+        with self._lock:
+            rows = self.db.execute(
+                "SELECT seq, sample_id, x FROM outbox ORDER BY seq LIMIT ?", (limit,)
+            ).fetchall()
         return [Pending(int(s), str(i), json.loads(x)) for s, i, x in rows]
 
     def done(self, seqs: list[int]) -> None:
@@ -121,25 +133,28 @@ class Journal:
         with self._tx():
             self.db.executemany("DELETE FROM outbox WHERE seq = ?", [(s,) for s in seqs])
 
-    def refuse(self, part: Pending, reason: str) -> None:
-        """The service refused this part's content for good: keep it aside, with the reason."""
+    def refuse(self, refused: list[tuple[Pending, str]]) -> None:
+        """The service refused these parts' content for good: keep them aside, with why."""
         with self._tx():
-            self.db.execute(
-                "INSERT INTO refused (sample_id, x, reason, at) VALUES (?, ?, ?, ?)",
-                (part.sample_id, json.dumps(part.x), reason, time.time()),
-            )
-            self.db.execute("DELETE FROM outbox WHERE seq = ?", (part.seq,))
+            for part, reason in refused:
+                self.db.execute(
+                    "INSERT INTO refused (sample_id, x, reason, at) VALUES (?, ?, ?, ?)",
+                    (part.sample_id, json.dumps(part.x), reason, time.time()),
+                )
+                self.db.execute("DELETE FROM outbox WHERE seq = ?", (part.seq,))
 
     def cursor(self) -> Cursor | None:
         """The last part read, or None before the first one."""
-        row = self.db.execute("SELECT sample_id, stamp, x FROM cursor").fetchone()
+        with self._lock:
+            row = self.db.execute("SELECT sample_id, stamp, x FROM cursor").fetchone()
         return None if row is None else Cursor(str(row[0]), row[1], json.loads(row[2]))
 
     def count(self, table: str) -> int:
         """Rows in ``outbox`` (waiting) or ``refused``."""
         if table not in ("outbox", "refused"):
             raise ValueError(f"no table {table!r} in the journal")
-        return int(self.db.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+        with self._lock:
+            return int(self.db.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
 
     def _move(self, sample_id: str, stamp: float | None, data: str) -> None:
         self.db.execute(
@@ -149,18 +164,14 @@ class Journal:
             (sample_id, stamp, data),
         )
 
-    def _tx(self) -> Any:
-        return _Transaction(self.db)
-
-
-class _Transaction:
-    """BEGIN IMMEDIATE … COMMIT (ROLLBACK on error) on an autocommit connection."""
-
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self.db = db
-
-    def __enter__(self) -> None:
-        self.db.execute("BEGIN IMMEDIATE")
-
-    def __exit__(self, kind: Any, value: Any, tb: Any) -> None:
-        self.db.execute("COMMIT" if kind is None else "ROLLBACK")
+    @contextmanager
+    def _tx(self) -> Iterator[None]:
+        """BEGIN IMMEDIATE … COMMIT (ROLLBACK on error), holding the lock."""
+        with self._lock:
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+            self.db.execute("COMMIT")
