@@ -71,7 +71,16 @@ class Security:
     ``Aes256Sha256RsaPss``; None: no security), `mode` (``Sign`` or ``SignAndEncrypt``),
     the client's `certificate` and `private_key` files (PEM or DER), and the server's
     certificate to trust (None: the one the server offers, unverified). `user` and
-    `password` log in with a user name (None: anonymous)."""
+    `password` log in with a user name (None: anonymous).
+
+    Examples
+    --------
+    >>> Security().describe()
+    'no security, anonymous'
+    >>> Security(policy="Basic256Sha256", certificate="bridge.der", private_key="bridge.pem",
+    ...          user="line-reader", password="...").describe()
+    'Basic256Sha256,SignAndEncrypt, user line-reader'
+    """
 
     policy: str | None = None
     mode: str = "SignAndEncrypt"
@@ -95,9 +104,10 @@ class Security:
         from asyncua import ua
         from asyncua.crypto import security_policies, uacrypto
 
+        known = self.policy in ("Basic256Sha256", "Aes128Sha256RsaOaep", "Aes256Sha256RsaPss")
         policy = getattr(security_policies, f"SecurityPolicy{self.policy}", None)
         mode = getattr(ua.MessageSecurityMode, self.mode, None)
-        if policy is None or mode is None or self.mode == "None_":
+        if not known or policy is None or mode is None or self.mode == "None_":
             raise ParameterError(
                 f"`security` {self.policy},{self.mode} is not known; use Basic256Sha256, "
                 "Aes128Sha256RsaOaep or Aes256Sha256RsaPss with Sign or SignAndEncrypt"
@@ -135,7 +145,26 @@ class Bridge:
     `decision_part` are node ids (``ns=2;s=Line1.PartId``). `journal` is the bridge's
     SQLite file (one per bridge: it holds the unsent parts and where the bridge was).
     `publishing_ms` and `sampling_ms` are asked of the server for the subscription (it
-    may revise them); `max_pause` caps the growing pause between reconnections.
+    may revise them); `max_pause` caps the growing pause between reconnections;
+    `durable` syncs the journal to disk (a part read survives a power cut).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> bridge = Bridge(
+    ...     endpoint="opc.tcp://press3-plc:4840", stream="press3",
+    ...     trigger="ns=3;s=Press3.PartCounter",
+    ...     features=["ns=3;s=Press3.PeakForce", "ns=3;s=Press3.DieTemp"],
+    ...     decision="ns=3;s=Press3.ToLab", url="http://127.0.0.1:8000", token=None,
+    ...     journal=tempfile.mkdtemp() + "/press3.db")
+    >>> [n.to_string() for n in bridge.nodes.features]
+    ['ns=3;s=Press3.PeakForce', 'ns=3;s=Press3.DieTemp']
+    >>> bridge.stop()  # never started: closes the journal
+    >>> Bridge(endpoint="press3-plc:4840", stream="press3", trigger="ns=3;i=7",
+    ...        features=["ns=3;i=8"], url="http://127.0.0.1:8000", token=None, journal="j.db")
+    Traceback (most recent call last):
+    ...
+    cbeal.core.exceptions.ParameterError: `endpoint` 'press3-plc:4840' must look like opc.tcp://HOST:PORT
     """
 
     def __init__(

@@ -21,11 +21,16 @@ cbeal.core.exceptions.ParameterError: `trigger` 'ns=2;x=7' is not an OPC UA node
 write it as ns=<index>;s=<name> or ns=<index>;i=<number> (e.g. ns=2;s=Line1.PartId)
 >>> sample_id(41), sample_id(41.0), sample_id("A-17 ")
 ('41', '41', 'A-17')
+>>> split_node_ids("ns=2;s=Temp,ns=2;s=Force, ns=3;i=1017")
+['ns=2;s=Temp', 'ns=2;s=Force', 'ns=3;i=1017']
+>>> split_node_ids("ns=2;s=Zone 1,2 temp,ns=2;s=Force")  # a comma inside a name stays
+['ns=2;s=Zone 1,2 temp', 'ns=2;s=Force']
 """
 
 from __future__ import annotations
 
 import bisect
+import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
@@ -43,6 +48,7 @@ __all__ = [
     "read_history",
     "read_live",
     "sample_id",
+    "split_node_ids",
     "stamp_of",
 ]
 
@@ -54,6 +60,12 @@ class Part:
     sample_id: str
     stamp: float | None
     x: list[float | None]
+
+
+def split_node_ids(text: str) -> list[str]:
+    """Node ids written one after the other, comma-separated; a comma splits only where
+    a node id begins (``ns=``, ``i=``, ``s=``, ``g=``, ``b=``)."""
+    return [t.strip() for t in re.split(r",(?=\s*(?:ns|[isgb])=)", text) if t.strip()]
 
 
 def parse_node_id(text: str, what: str) -> Any:
