@@ -10,8 +10,9 @@ request with a token), and the bridge. Measured in the same run:
 * the service's own floor: the same parts posted one per request by one client;
 * paced, no history: the line makes parts at fixed rates; how many the bridge reads live
   (the rest are overwritten before it reads them and counted as lost);
-* kill storm: the bridge (its own process) is killed with SIGKILL every ~1.5 s while the
-  line makes parts, and restarted at once; then every part id must be stored once.
+* kill storm: the bridge (`cbeal opcua`, its own process) is killed with SIGKILL every
+  ~2.5 s while the line makes parts, and restarted at once; then every part id must be
+  stored once.
 
 CPU seconds of each process beside wall time, and the machine's load, are reported.
 Usage: ``python benchmarks/bench_opcua.py [--quick]``; the result goes to
@@ -46,7 +47,7 @@ from cbeal.service.tokens import create_token
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
-from opcua_line import BRIDGE_RUNNER, FEATURE_NODES, N_FEATURES, node  # noqa: E402
+from opcua_line import FEATURE_NODES, N_FEATURES, node  # noqa: E402
 from service_helpers import FEATURES, Server, free_port  # noqa: E402
 
 OUT = HERE / "results" / "opcua.md"
@@ -200,11 +201,18 @@ def kill_storm(server: Server, tmp: Path, n: int, rate: float, every: float) -> 
     name = "storm"
     create(server.url, name)
     line = LineProcess(n, rate, history=True)
-    args = json.dumps(bridge_args(line, server, name, tmp / "storm.db"))
+    a = bridge_args(line, server, name, tmp / "storm.db")
+    cmd = [
+        sys.executable, "-m", "cbeal", "opcua", "--endpoint", a["endpoint"], "--stream", name,
+        "--trigger", a["trigger"], "--features", ",".join(a["features"]), "--url", a["url"],
+        "--journal", a["journal"], "--decision", a["decision"],
+        "--decision-part", a["decision_part"],
+    ]  # fmt: skip
+    env = {**os.environ, "CBEAL_TOKEN": a["token"]}
     log = open(tmp / "storm.log", "ab")
 
     def spawn() -> subprocess.Popen[bytes]:
-        return subprocess.Popen([sys.executable, "-c", BRIDGE_RUNNER, args], stdout=log, stderr=log)
+        return subprocess.Popen(cmd, stdout=log, stderr=log, env=env)
 
     proc = spawn()
     time.sleep(4.0)  # imports and first connection

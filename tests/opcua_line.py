@@ -173,18 +173,6 @@ def client_certificate(folder: Path) -> tuple[str, str]:
     return str(cert), str(key)
 
 
-# the bridge in its own process (to be killed with SIGKILL): python -c BRIDGE_RUNNER ARGS,
-# ARGS being the JSON of Bridge's keyword arguments
-BRIDGE_RUNNER = (
-    "import json, logging, sys\n"
-    "from cbeal.bridges.opcua import Bridge\n"
-    "logging.basicConfig(level=logging.INFO, format='%(asctime)s %(name)s: %(message)s')\n"
-    "logging.getLogger('asyncua').setLevel(logging.ERROR)\n"
-    "logging.getLogger('httpx').setLevel(logging.WARNING)\n"
-    "Bridge(**json.loads(sys.argv[1])).run_forever()\n"
-)
-
-
 def produce(port: int, n: int, rate: float | None, history: bool, seed: int = 0) -> None:
     """A line in this process making `n` parts (a counter from 1) at `rate` parts/s
     (None: as fast as it can), on "go" from stdin; prints "ready", then "done FIRST LAST"

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import io
-import json
 import logging
 import sqlite3
 import subprocess
@@ -24,7 +23,7 @@ from cbeal.bridges.opcua import Bridge, Security
 from cbeal.bridges.opcua_journal import Journal
 from cbeal.core import ParameterError
 
-from .opcua_line import BRIDGE_RUNNER, FEATURE_NODES, Line, client_certificate, node
+from .opcua_line import FEATURE_NODES, Line, client_certificate, node
 from .service_helpers import FEATURES, Server, free_port, line, stream_config
 
 
@@ -149,18 +148,16 @@ def test_a_bridge_killed_twice_counts_every_part_once(tmp_path: Path) -> None:
     server, s = _service(tmp_path, seed=23)
     ln = Line(free_port(), counter=True).start()  # keeps history: nothing is lost
     journal = tmp_path / "journal.db"
-    args = {
-        "endpoint": ln.endpoint, "stream": "line1", "trigger": node("Part"),
-        "features": FEATURE_NODES, "url": server.url, "token": None,
-        "journal": str(journal), "decision": node("Lab"), "max_pause": 2.0,
-    }  # fmt: skip
+    cmd = [
+        sys.executable, "-m", "cbeal", "opcua", "--endpoint", ln.endpoint, "--stream", "line1",
+        "--trigger", node("Part"), "--features", ",".join(FEATURE_NODES), "--url", server.url,
+        "--journal", str(journal), "--decision", node("Lab"),
+    ]  # fmt: skip
     log_path = tmp_path / "bridge.log"
     log = open(log_path, "ab")
 
     def spawn() -> subprocess.Popen[bytes]:
-        return subprocess.Popen(
-            [sys.executable, "-c", BRIDGE_RUNNER, json.dumps(args)], stdout=log, stderr=log
-        )
+        return subprocess.Popen(cmd, stdout=log, stderr=log)
 
     def kill(proc: subprocess.Popen[bytes]) -> None:
         proc.kill()
@@ -282,6 +279,25 @@ def test_bad_node_ids_give_one_line_errors(tmp_path: Path) -> None:
         assert "\n" not in text
         assert text.startswith("`features` node ns=2;s=Line1.Nope is not on opc.tcp://")
         assert "BadNodeIdUnknown" in text
+        for features, says in (
+            (
+                f"{FEATURE_NODES[0]},ns=2;s=Line1.Nope",
+                "--features node ns=2;s=Line1.Nope is not on",
+            ),
+            (f"{FEATURE_NODES[0]},ns=2;x=7", "--features 'ns=2;x=7' is not an OPC UA node id"),
+        ):
+            out = subprocess.run(
+                [
+                    sys.executable, "-m", "cbeal", "opcua", "--endpoint", ln.endpoint,
+                    "--stream", "line1", "--trigger", node("Part"), "--features", features,
+                    "--url", server.url, "--journal", str(tmp_path / "cli.db"),
+                ],
+                capture_output=True, text=True, timeout=120,
+            )  # fmt: skip
+            assert out.returncode == 2, out.stderr
+            lines = [t for t in out.stderr.splitlines() if t.startswith("cbeal: error:")]
+            assert len(lines) == 1 and says in lines[0], out.stderr
+            assert "Traceback" not in out.stderr
     finally:
         bridge.stop()
         ln.close()

@@ -228,7 +228,8 @@ def test_a_killed_bridge_leaves_unstored_messages_with_the_broker(tmp_path: Path
     log = open(tmp_path / "bridge.log", "ab")
     first = subprocess.Popen(cmd, stdout=log, stderr=log)
     try:
-        time.sleep(3.0)  # connected and subscribed (the persistent session exists)
+        subscribed = lambda: "subscribed to" in (tmp_path / "bridge.log").read_text()  # noqa: E731
+        assert _wait_for(subscribed, 60)  # the persistent session exists at the broker
         _publish(
             f"{prefix}/samples", [{"id": f"k{i}", "x": s.X_stream[i].tolist()} for i in range(8)]
         )

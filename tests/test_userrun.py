@@ -12,9 +12,11 @@ import pandas as pd
 import pytest
 
 from cbeal import CbeAL, InvalidInputError, make_stream
+from cbeal.catalog import RECOMMENDED, preset_entry
 from cbeal.cli import main
+from cbeal.core import BudgetError, LabelCount, LabelRate
 from cbeal.evaluation import scores
-from cbeal.tablerun import RunOptions, UserRun, parse_budget, run
+from cbeal.tablerun import RunOptions, UserRun, run, run_budget
 
 FEATURES = [f"sensor{j}" for j in range(5)]
 
@@ -70,11 +72,11 @@ def test_cli_writes_the_report_folder(
     ):
         assert (out / name).stat().st_size > 0, name
     stdout = capsys.readouterr().out
-    assert f"report: {out / 'report.md'}" in stdout and "CBEAL-6" in stdout
+    assert f"report: {out / 'report.md'}" in stdout and RECOMMENDED in stdout
     info = json.loads((out / "summary.json").read_text())
     assert info["split"] == {"initial": 10, "stream": 200, "test": 90}
     assert info["budget"] == 20 and info["data"]["sha256"] and info["data"]["file"] == "line.csv"
-    assert set(info["metrics"]) == {"CBEAL-6", "RS", "US", "Initial", "All Training Data"}
+    assert set(info["metrics"]) == {RECOMMENDED, "RS", "US", "Initial", "All Training Data"}
     assert set(info["metrics"]["RS"]) == {
         "accuracy",
         "balanced_accuracy",
@@ -88,14 +90,14 @@ def test_cli_writes_the_report_folder(
     for text in (
         "## Protocol",
         "## Results",
-        "| CBEAL-6 |",
+        f"| {RECOMMENDED} |",
         "| RS |",
         "figures/run.png",
         "figures/scores.png",
         "fitted on the training rows' inputs only",
     ):
         assert text in report, text
-    assert CbeAL.load(out / "model.cbeal").budget_used_ == info["labels_spent"]["CBEAL-6"]
+    assert CbeAL.load(out / "model.cbeal").budget_used_ == info["labels_spent"][RECOMMENDED]
 
 
 def test_the_saved_model_takes_raw_rows_of_the_file(tmp_path: Path) -> None:
@@ -109,7 +111,7 @@ def test_the_saved_model_takes_raw_rows_of_the_file(tmp_path: Path) -> None:
     test = pd.read_csv(data).sort_values("when", kind="stable").iloc[-90:]
     pred = model.predict(test[FEATURES])  # the user's raw columns, straight from the file
     assert scores(test["quality"].to_numpy(), pred, positive="fail") == pytest.approx(
-        info["metrics"]["CBEAL-6"]
+        info["metrics"][RECOMMENDED]
     )
     result = api(data)
     np.testing.assert_array_equal(pred, result.model.predict(result.split.part("test")[0]))
@@ -124,7 +126,8 @@ def test_time_column_orders_the_stream(csv: Path, tmp_path: Path) -> None:
     assert len(trace) == 200 and trace["time"].is_monotonic_increasing
     assert (original.loc[trace["row"], "when"].to_numpy() == trace["time"].to_numpy()).all()
     assert (original.loc[trace["row"], "quality"].to_numpy() == trace["y_true"]).all()
-    assert {"t", "acquired", "reward", "weight_after[LD1]"} <= set(trace.columns)
+    first = preset_entry().agents[0]
+    assert {"t", "acquired", "reward", f"weight_after[{first}]"} <= set(trace.columns)
 
 
 def test_without_time_the_file_order_is_kept(csv: Path) -> None:
@@ -138,7 +141,7 @@ def test_same_seed_same_trace(csv: Path, tmp_path: Path, monkeypatch: pytest.Mon
         assert cli(csv, tmp_path / out, "--time", "when", "--compare", "none", "--seed", "3") == 0
     assert (tmp_path / "a/trace.csv").read_bytes() == (tmp_path / "b/trace.csv").read_bytes()
     assert not (tmp_path / "a/figures").exists()
-    assert "pip install 'cbeal[plot]'" in (tmp_path / "a/report.md").read_text()
+    assert "pip install -e '.[plot]'" in (tmp_path / "a/report.md").read_text()
 
 
 def test_html_report_embeds_the_figures(tmp_path: Path) -> None:
@@ -150,19 +153,38 @@ def test_html_report_embeds_the_figures(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("spec", "labels"),
-    [("10%", 20), ("0.1", 20), ("25", 25), ("100%", 200), ("1", 1), (" 0.004 ", 1)],
+    ("spec", "kind", "labels"),
+    [("10%", LabelRate, 20), ("0.1", LabelRate, 20), ("25", LabelCount, 25), ("1", LabelCount, 1)],
 )
-def test_parse_budget(spec: str, labels: int) -> None:
-    assert parse_budget(spec, 200) == labels
+def test_a_share_is_a_paced_rate_and_a_whole_number_a_count(
+    spec: str, kind: type, labels: int
+) -> None:
+    spend, allowed = run_budget(spec, 200)
+    assert isinstance(spend, kind) and allowed == labels
+
+
+@pytest.mark.parametrize("spec", [" 0.004 ", "201", "100%", "-3", "ten"])
+def test_a_budget_that_cannot_be_spent_is_refused(spec: str) -> None:
+    with pytest.raises(BudgetError):
+        run_budget(spec, 200)
 
 
 @pytest.mark.parametrize("spec", ["10%", "0.1", "25"])
 def test_labels_spent_within_budget(csv: Path, spec: str) -> None:
     result = api(csv, budget=spec, compare="RS")
-    assert result.budget == parse_budget(spec, 200)
+    assert result.budget == run_budget(spec, 200)[1]
     assert result.trace.n_acquired <= result.budget
     assert result.labels["RS"] <= result.budget
+
+
+def test_a_rate_spreads_the_labels_over_the_stream(tmp_path: Path) -> None:
+    # the outside test: CBEAL-6 with "10%" spent all its labels in the first fifth of the rows
+    data = write(line_frame(n=600, seed=4), tmp_path / "line.csv")
+    result = api(data, budget="10%", preset="CBEAL-6", compare="none", test_fraction=0.0)
+    steps = np.flatnonzero(result.trace.acquired)
+    n = result.split.n_stream
+    assert result.trace.n_acquired >= 0.9 * result.budget
+    assert 0.35 <= np.mean(steps < n / 2) <= 0.65  # about half in each half of the stream
 
 
 def test_test_set_is_the_most_recent_rows(csv: Path) -> None:
@@ -270,13 +292,13 @@ ERRORS = [
     ("base.csv", ["--initial", "90"], "too few rows"),
     ("base.csv", ["--initial", "0"], "--initial must be at least 1"),
     ("base.csv", ["--test-fraction", "1"], "--test-fraction must be in [0, 1)"),
-    ("base.csv", ["--budget", "0"], "must be positive"),
-    ("base.csv", ["--budget", "-5"], "must be positive"),
+    ("base.csv", ["--budget", "0"], "must be at least 1 label or a share"),
+    ("base.csv", ["--budget", "-5"], "must be at least 1 label or a share"),
     ("base.csv", ["--budget", "lots"], "cannot read the budget"),
     ("base.csv", ["--budget", "500"], "exceeds the stream of 74 rows"),
-    ("base.csv", ["--budget", "150%"], "more than 100%"),
+    ("base.csv", ["--budget", "150%"], "between 0 and 100 %"),
     ("base.csv", ["--preset", "CBEAL-66"], "unknown preset 'CBEAL-66'"),
-    ("base.csv", ["--agents", "LD1,RAL7"], "choose from LD1"),
+    ("base.csv", ["--agents", "LD1,RAL7"], "did you mean 'RAL4'? choose one of: LD1"),
     ("base.csv", ["--agents", "LD1"], "at least two different agents"),
     ("base.csv", ["--learner", "svn"], "did you mean 'svm'"),
     ("base.csv", ["--compare", "RS,USS"], "did you mean 'US'"),
@@ -317,7 +339,7 @@ def test_missing_pandas_says_what_to_install(
 ) -> None:
     monkeypatch.setitem(sys.modules, "pandas", None)
     assert cli(csv, tmp_path / "rep") == 2
-    assert "pip install 'cbeal[pandas]'" in capsys.readouterr().err
+    assert "pip install -e '.[pandas]'" in capsys.readouterr().err
 
 
 # ---------------------------------------------------------------------- review follow-ups

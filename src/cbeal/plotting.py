@@ -1,4 +1,4 @@
-"""Plots of stream runs (matplotlib; ``pip install cbeal[plot]``).
+"""Plots of stream runs (matplotlib; ``pip install -e '.[plot]'``).
 
 Every function draws on a given Axes (or a new one) and returns it, so figures can be
 composed; nothing here computes results.

@@ -82,6 +82,7 @@ class Bridge:
             manual_ack=True,
         )
         self.mqtt.on_connect = self._on_connect
+        self.mqtt.on_subscribe = self._on_subscribe
         self.mqtt.on_message = self._on_message
         self.handled = 0  # samples stored and answered
         self.errors = 0  # messages refused for their content (acknowledged, dropped)
@@ -98,7 +99,14 @@ class Bridge:
     ) -> None:
         self._generation += 1
         client.subscribe(self.topic, qos=1)
-        log.info("connected to %s:%s, listening on %s", self.host, self.port, self.topic)
+        log.info("connected to %s:%s as %s", self.host, self.port, self.client_id)
+
+    def _on_subscribe(
+        self, client: Any, userdata: Any, mid: Any, reason_codes: Any, properties: Any = None
+    ) -> None:
+        # from now on the broker keeps this topic's messages for the session, even while
+        # the bridge is away
+        log.info("subscribed to %s (QoS 1, persistent session)", self.topic)
         self.ready.set()
 
     def _on_message(self, client: Any, userdata: Any, message: Any) -> None:

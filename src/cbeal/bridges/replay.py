@@ -116,6 +116,7 @@ def replay(
     limit: int | None = None,
     exclude: list[str] | None = None,
     progress: Callable[[int, int, int], None] | None = None,
+    on_retry: Callable[[Exception, float], None] | None = None,
     speed: float | None = None,
     clock: Callable[[], float] = time.monotonic,
     sleep: Callable[[float], None] = time.sleep,
@@ -134,7 +135,7 @@ def replay(
         Path(path), id_col=id_col, label=label, time_col=time_col, exclude=exclude or []
     )
     pace = None if speed is None else _Pace(_seconds(frame, str(time_col)), speed, clock, sleep)
-    client = Client(url, token)
+    client = Client(url, token, on_retry=on_retry)
     ids = (frame[id_col].astype(str) if id_col else frame.index.map(lambda i: f"row-{i}")).tolist()
     truth = frame[label].tolist() if label else None
     start = 0

@@ -7,10 +7,9 @@ from typing import Any
 
 import numpy as np
 
-from cbeal.baselines import preset_pool
-from cbeal.core import AgentEnsemble, Exp4P, LabelRate, ParameterError, as_budget, preset_agents
+from cbeal.catalog import agent_entry, budget_share, preset_entry
+from cbeal.core import AgentEnsemble, Exp4P, preset_agents
 from cbeal.core.agent import Agent
-from cbeal.core.presets import EXTENDED_PRESETS, RECOMMENDED, preset_solver
 from cbeal.models.stream import StreamLearner
 
 __all__ = ["CbeAL"]
@@ -76,12 +75,12 @@ class CbeAL(StreamLearner):
 
     @classmethod
     def _unit_test_params(cls) -> list[dict[str, Any]]:
-        from cbeal.learners.registry import make_learner
+        from cbeal.catalog import learner
 
         return [
             {
                 "agents": preset_agents("CBEAL-4"),
-                "estimator": make_learner("logreg"),
+                "estimator": learner("logreg"),
                 "budget": 9,
                 "random_state": 3,
             }
@@ -120,7 +119,8 @@ class CbeAL(StreamLearner):
     def from_preset(
         cls, name: str | None = None, *, budget_fraction: float | None = None, **params: Any
     ) -> CbeAL:
-        """A CbeAL with the agents of preset `name`.
+        """A CbeAL with the agents and bandit options of preset `name` (see
+        :mod:`cbeal.catalog`).
 
         The paper's presets are CBEAL-2, -4, -4*, -6 and -8 (its Tables 1 and A). Without a
         name: the recommended preset, ``CBEAL-4U`` (two RAL agents, entropy and variable
@@ -129,23 +129,38 @@ class CbeAL(StreamLearner):
         Its pacing agents need the budget as a share of the stream: give `budget` as a
         rate (e.g. ``0.05``) or pass ``budget_fraction=B / n``.
         """
-        key = (RECOMMENDED if name is None else name).upper().replace("_", "-")
-        if key not in EXTENDED_PRESETS:
-            return cls(agents=preset_agents(key), **params)
-        share = budget_fraction if budget_fraction is not None else _share(params.get("budget"))
-        if share is None:
-            raise ParameterError(
-                f"{key} paces its agents to a share of the stream: give the budget as a rate "
-                "(e.g. budget=0.05) or pass budget_fraction=B/n with a count budget"
-            )
-        params.setdefault("solver", preset_solver(key))
-        params.setdefault("epsilon", EXTENDED_PRESETS[key]["epsilon"])
-        return cls(agents=preset_pool(key, share), **params)
+        entry = preset_entry(name)
+        share = budget_fraction
+        if share is None and entry.paces and params.get("budget") is not None:
+            share = budget_share(params["budget"])  # other presets check the budget in fit
+        params.setdefault("solver", entry.make_solver())
+        params.setdefault("epsilon", entry.epsilon)
+        return cls(agents=entry.pool(share), **params)
 
     @classmethod
-    def from_agents(cls, agents: Sequence[Agent | tuple[str, Agent]], **params: Any) -> CbeAL:
-        """A CbeAL with your own agents (or (name, agent) pairs), in the order given."""
-        return cls(agents=list(agents), **params)
+    def from_agents(
+        cls,
+        agents: Sequence[str | Agent | tuple[str, Agent]],
+        *,
+        budget_fraction: float | None = None,
+        **params: Any,
+    ) -> CbeAL:
+        """A CbeAL with your own agents, in the order given: agent objects, (name, agent)
+        pairs, or catalog names such as ``"LD2"`` or ``"ENT"`` (agents that pace themselves
+        are built for `budget_fraction`, or the rate of `budget`).
+
+        >>> [n for n, _ in CbeAL.from_agents(["LD2", "ENT"], budget=0.05, estimator=None).agents]
+        ['LD2', 'ENT']
+        """
+        share = budget_fraction
+        paces = any(isinstance(a, str) and agent_entry(a).paces for a in agents)
+        if share is None and paces and params.get("budget") is not None:
+            share = budget_share(params["budget"])
+        pool = [
+            (agent_entry(a).name, agent_entry(a).build(share)) if isinstance(a, str) else a
+            for a in agents
+        ]
+        return cls(agents=pool, **params)
 
     def _make_policy(self) -> AgentEnsemble:
         return AgentEnsemble(agents=self.agents, solver=self.solver, epsilon=self.epsilon)
@@ -155,11 +170,3 @@ class CbeAL(StreamLearner):
         """Current standardized agent weights."""
         self._check_fitted()
         return np.asarray(self.policy_.solver_.weights())  # type: ignore[attr-defined]
-
-
-def _share(budget: Any) -> float | None:
-    """The share of the stream a rate budget allows (None for a count or no budget)."""
-    if budget is None:
-        return None
-    spec = as_budget(budget)
-    return float(spec.rate) if isinstance(spec, LabelRate) else None

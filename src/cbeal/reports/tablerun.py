@@ -92,7 +92,7 @@ def _figures(result: UserRun, folder: Path) -> tuple[dict[str, Path], str | None
             title=f"{result.name} on {tab.path.name}",
         )
     except ImportError:
-        return {}, "matplotlib is not installed; pip install 'cbeal[plot]' to get them"
+        return {}, "matplotlib is not installed; pip install -e '.[plot]' to get them"
     folder.mkdir(exist_ok=True)
     figures = {"run": folder / "run.png"}
     fig.savefig(figures["run"], dpi=110)

@@ -7,9 +7,15 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from cbeal.core import BudgetError, LabelRate, ParameterError, as_budget, single_agent
-from cbeal.core.presets import EXTENDED_PRESETS, PRESETS
-from cbeal.learners import LEARNERS
+from cbeal.catalog import (
+    RECOMMENDED,
+    agent_entry,
+    budget,
+    budget_share,
+    learner_entry,
+    preset_entry,
+)
+from cbeal.core import BudgetError, ParameterError
 
 __all__ = ["Label", "Row", "StreamConfig", "build_model"]
 
@@ -53,11 +59,13 @@ class StreamConfig(BaseModel):
     features: list[str] = Field(min_length=1, max_length=5000)
     classes: list[Label] = Field(min_length=2, max_length=100)
     preset: str = Field(
-        default="CBEAL-4U",
-        description="the recommended CBEAL-4U (needs a "
-        "rate budget), or a paper preset: CBEAL-2, -4, -4*, -6, -8",
+        default=RECOMMENDED,
+        description=f"a preset of the catalog; the recommended {RECOMMENDED} paces its agents "
+        "to a rate budget; the paper's presets are CBEAL-2, -4, -4*, -6, -8",
     )
-    agents: list[str] | None = Field(default=None, description="instead of preset, e.g. LD2,RAL1")
+    agents: list[str] | None = Field(
+        default=None, description="instead of preset: catalog agent names, e.g. LD2,RAL1"
+    )
     learner: str = "logreg"
     budget: int | float | str = Field(
         default="5%", description="labels (100) or a rate (0.05, '5%')"
@@ -104,34 +112,26 @@ class StreamConfig(BaseModel):
 
     @model_validator(mode="after")
     def _check(self) -> StreamConfig:
-        known = [*PRESETS, *EXTENDED_PRESETS]
-        if self.agents is None and self.preset.upper() not in known:
-            raise ValueError(f"unknown preset {self.preset!r}; one of {', '.join(known)}")
-        if self.agents is None and self.preset.upper() in EXTENDED_PRESETS:
-            try:
-                rate = as_budget(self.budget)
-            except BudgetError:
-                rate = None
-            if not isinstance(rate, LabelRate):
-                raise ValueError(
-                    f"the preset {self.preset} paces its agents to a share of the "
-                    "samples: give the budget as a rate such as '5%', or choose a "
-                    "paper preset such as CBEAL-6 for a number of labels"
-                )
-        if self.agents is not None:
-            if len(self.agents) < 2:
-                raise ValueError("agents needs at least two names, e.g. ['LD2', 'RAL1']")
-            for a in self.agents:
-                try:
-                    single_agent(a)
-                except ParameterError as exc:
-                    raise ValueError(str(exc)) from None
-        if self.learner not in LEARNERS:
-            raise ValueError(f"unknown learner {self.learner!r}; one of {', '.join(LEARNERS)}")
         try:
-            as_budget(self.budget)
-        except BudgetError as exc:
+            spend = budget(self.budget)
+            if self.agents is None:
+                self.preset = preset_entry(self.preset).name
+                paces = preset_entry(self.preset).paces
+            else:
+                if len(self.agents) < 2:
+                    raise ValueError("agents needs at least two names, e.g. ['LD2', 'RAL1']")
+                self.agents = [agent_entry(a).name for a in self.agents]
+                paces = any(agent_entry(a).paces for a in self.agents)
+            self.learner = learner_entry(self.learner).name
+        except (ParameterError, BudgetError) as exc:
             raise ValueError(str(exc)) from None
+        if paces and budget_share(spend) is None:
+            what = f"the preset {self.preset}" if self.agents is None else "these agents"
+            raise ValueError(
+                f"{what} pace to a share of the samples, and a stream has no known length: "
+                "give the budget as a rate such as '5%', or choose a paper preset such as "
+                "CBEAL-6 for a number of labels"
+            )
         if self.failure_class is not None and repr(self.failure_class) not in {
             repr(c) for c in self.classes
         }:
@@ -145,11 +145,11 @@ class StreamConfig(BaseModel):
 
 def build_model(config: StreamConfig) -> Any:
     """The stream's unfitted CbeAL: refits only when the service says (``refit_every=None``)."""
-    from cbeal.learners import make_learner
+    from cbeal.catalog import learner
     from cbeal.models import CbeAL
 
     common: dict[str, Any] = {
-        "estimator": make_learner(config.learner, random_state=config.seed),
+        "estimator": learner(config.learner, random_state=config.seed),
         "budget": config.budget,
         "classes": list(config.classes),
         "refit_every": None,
@@ -159,17 +159,7 @@ def build_model(config: StreamConfig) -> Any:
     }
     if config.agents is None:
         return CbeAL.from_preset(config.preset, **common)
-    agents = [(a.upper(), single_agent(a)) for a in config.agents]
-    return CbeAL(
-        agents=agents,
-        estimator=make_learner(config.learner, random_state=config.seed),
-        budget=config.budget,
-        classes=list(config.classes),
-        refit_every=None,
-        preprocessor=None,
-        id_prefix=config.name,
-        random_state=config.seed,
-    )
+    return CbeAL.from_agents(config.agents, **common)
 
 
 def preprocessor(config: StreamConfig, rows: Any) -> Any:

@@ -16,9 +16,27 @@ from typing import Any
 import orjson
 from sqlalchemy import Engine, create_engine, event
 
-__all__ = ["connect", "default_url", "migrate"]
+__all__ = ["DatabaseUnavailable", "connect", "default_url", "migrate", "redact"]
 
 MIGRATIONS = Path(__file__).parent / "migrations"
+
+
+class DatabaseUnavailable(RuntimeError):
+    """The database cannot be reached or opened; the message is one line saying what to do."""
+
+
+def redact(url: str) -> str:
+    """`url` with its password hidden, for messages and logs.
+
+    >>> redact("postgresql+psycopg://cbeal:s3cret@db/cbeal")
+    'postgresql+psycopg://cbeal:***@db/cbeal'
+    """
+    from sqlalchemy.engine import make_url
+
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:
+        return "<unreadable database URL>"
 
 
 def default_url(path: str | Path = "cbeal-service.db") -> str:
@@ -46,6 +64,18 @@ _JSON: dict[str, Any] = {"json_serializer": _dumps, "json_deserializer": _loads}
 
 def connect(url: str, *, sqlite_sync: str = "NORMAL") -> Engine:
     """An engine for `url` (``sqlite:///path`` or ``postgresql+psycopg://…``)."""
+    from sqlalchemy.exc import ArgumentError, NoSuchModuleError
+
+    try:
+        return _engine(url, sqlite_sync)
+    except (ArgumentError, NoSuchModuleError) as exc:
+        raise DatabaseUnavailable(
+            f"cannot read the database URL {redact(url)!r} ({exc}); write sqlite:///path/file.db "
+            "or postgresql+psycopg://user@host:5432/database"
+        ) from None
+
+
+def _engine(url: str, sqlite_sync: str) -> Engine:
     if url.startswith("sqlite"):
         if sqlite_sync.upper() not in ("NORMAL", "FULL"):
             raise ValueError(f"sqlite_sync must be NORMAL or FULL, got {sqlite_sync!r}")
@@ -71,12 +101,24 @@ def connect(url: str, *, sqlite_sync: str = "NORMAL") -> Engine:
 
 
 def migrate(engine: Engine) -> None:
-    """Create or upgrade the schema to the newest migration."""
+    """Create or upgrade the schema to the newest migration.
+
+    An unreachable database raises :class:`DatabaseUnavailable` with one line.
+    """
     from alembic import command
     from alembic.config import Config
+    from sqlalchemy.exc import DBAPIError, OperationalError
 
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS))
-    with engine.begin() as conn:
-        cfg.attributes["connection"] = conn
-        command.upgrade(cfg, "head")
+    try:
+        with engine.begin() as conn:
+            cfg.attributes["connection"] = conn
+            command.upgrade(cfg, "head")
+    except (OperationalError, DBAPIError) as exc:
+        first = str(getattr(exc, "orig", exc)).strip().splitlines()
+        raise DatabaseUnavailable(
+            f"cannot open the database {redact(str(engine.url))}: "
+            f"{first[0] if first else type(exc).__name__}; check that the database server "
+            "is running and that the URL (host, port, user, database name) is right"
+        ) from None

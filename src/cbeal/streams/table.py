@@ -5,7 +5,7 @@ feature columns exist, features are numeric, every row has a label, there are tw
 and returns a :class:`Table` of numpy arrays in stream order: sorted by the time column
 (stable, so ties keep file order) or else in file order. Every problem raises an
 :class:`~cbeal.core.InvalidInputError` whose message says what to do. Reading needs pandas
-(``pip install cbeal[pandas]``, which includes pyarrow for Parquet).
+(``pip install -e '.[pandas]'``, which includes pyarrow for Parquet).
 """
 
 from __future__ import annotations
@@ -84,8 +84,7 @@ def _pandas() -> Any:
         import pandas as pd
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ImportError(
-            "reading a data file needs pandas (and pyarrow for Parquet): "
-            "pip install 'cbeal[pandas]'"
+            "reading a data file needs pandas (and pyarrow for Parquet): pip install -e '.[pandas]'"
         ) from exc
     return pd
 

@@ -7,7 +7,7 @@ estimates the work; :func:`execute` runs CbeAL, the comparison methods and the r
 """
 
 from cbeal.tablerun.estimate import Estimate
-from cbeal.tablerun.options import RunOptions, parse_budget
+from cbeal.tablerun.options import RunOptions, run_budget
 from cbeal.tablerun.run import Plan, SeedRun, UserRun, execute, prepare, run
 from cbeal.tablerun.split import Split, make_split
 
@@ -20,7 +20,7 @@ __all__ = [
     "UserRun",
     "execute",
     "make_split",
-    "parse_budget",
     "prepare",
     "run",
+    "run_budget",
 ]

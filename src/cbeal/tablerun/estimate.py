@@ -20,9 +20,9 @@ from typing import Any
 
 import numpy as np
 
+from cbeal.catalog import learner as make_learner
 from cbeal.core import SingleClassWarning
 from cbeal.evaluation import fit_reference
-from cbeal.learners import make_learner
 
 __all__ = ["LONG_RUN", "PROGRESS_AFTER", "Estimate", "FitCost", "estimate"]
 

@@ -18,8 +18,8 @@ from cbeal.baselines import (
     RandomAgent,
     UncertaintyAgent,
     VariableUncertaintyAgent,
-    preset_pool,
 )
+from cbeal.catalog import RECOMMENDED
 from cbeal.core import (
     Agent,
     Exp4P,
@@ -28,7 +28,6 @@ from cbeal.core import (
     SpaceFillingAgent,
     single_agent,
 )
-from cbeal.core.presets import EXTENDED_PRESETS, RECOMMENDED, preset_solver
 from cbeal.experiments.methods import METHODS, Builder
 from cbeal.experiments.skactiveml_check import SkactivemlAgent
 from cbeal.experiments.suite.peers import RiverEntropyAgent, SkactivemlPALAgent
@@ -221,10 +220,9 @@ def _all() -> dict[str, Strategy]:
 
 def _recommended(est: Any, budget: int, n_stream: int, seed: int) -> StreamLearner:
     # the registered preset itself, exactly as a user gets it
-    return CbeAL(
-        agents=preset_pool(RECOMMENDED, budget / n_stream),
-        solver=preset_solver(RECOMMENDED),
-        epsilon=EXTENDED_PRESETS[RECOMMENDED]["epsilon"],
+    return CbeAL.from_preset(
+        RECOMMENDED,
+        budget_fraction=budget / n_stream,
         estimator=est,
         budget=budget,
         random_state=seed,
