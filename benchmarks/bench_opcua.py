@@ -215,7 +215,8 @@ def kill_storm(server: Server, tmp: Path, n: int, rate: float, every: float) -> 
         return subprocess.Popen(cmd, stdout=log, stderr=log, env=env)
 
     proc = spawn()
-    time.sleep(4.0)  # imports and first connection
+    # the first start reads the parts after the current one: let it connect first
+    assert wait_for(lambda: "first start" in (tmp / "storm.log").read_text(), 120)
     line.go()
     kills, stop = 0, threading.Event()
     made: list[tuple[float, float]] = []
