@@ -36,8 +36,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from cbeal.bridges.client import Client, NotFoundError, Refused, ServiceError, TokenRefused
-from cbeal.bridges.opcua_journal import Cursor, Journal, Pending
+from cbeal.bridges.opcua_journal import Cursor, Journal
 from cbeal.bridges.opcua_nodes import (
     Nodes,
     Part,
@@ -50,15 +49,12 @@ from cbeal.bridges.opcua_nodes import (
     stamp_of,
 )
 from cbeal.bridges.opcua_security import Security
+from cbeal.bridges.opcua_sender import Sender
 from cbeal.core import ParameterError
 
 __all__ = ["Bridge", "Security"]
 
 log = logging.getLogger("cbeal.opcua")
-
-
-class _Stopped(Exception):
-    """The bridge is stopping while parts wait for the service."""
 
 
 class _Lost(ConnectionError):
@@ -122,25 +118,20 @@ class Bridge:
         self.batch, self.max_pause = batch, max_pause
         self.journal = Journal(journal, durable=durable)
         self._halt = threading.Event()
-        self.api = Client(
-            url, token, retry_for=None, on_retry=self._service_trouble, sleep=self._sleep
-        )
-        # counts, for the log and the tests
+        self.sender = Sender(
+            self.journal, stream=stream, url=url, token=token, halt=self._halt,
+            on_stored=self._decided, batch=batch, max_pause=max_pause,
+        )  # fmt: skip
+        # counts, for the log and the tests (the service's side: `sender`)
         self.read = 0  # parts read live and journaled
         self.recovered = 0  # parts read from the server's history
         self.lost = 0  # parts known to have gone by unread
-        self.stored = 0  # parts the service stored (or had stored before: duplicates)
-        self.refused = 0  # parts whose content the service refused for good
-        self.repeated = 0  # parts whose id the service had from another part
         self.written = 0  # decisions written to the decision node
-        self.retries = 0  # waits for the service
         self.ready = threading.Event()  # subscribed and caught up (set again at each connect)
         self.error: BaseException | None = None
         self._client: Any = None
         self._kinds: tuple[Any, Any] = (None, None)  # the decision nodes' variant types
         self._current: str | None = None  # the newest part seen on the line
-        self._resent = {p.seq for p in self.journal.pending(10**9)}  # from a previous run
-        self.waiting = len(self._resent)  # parts in the journal, not yet stored
         self._cursor = self.journal.cursor()  # the last part read
         # the ids read or lost lately: a notification for one of them is not a new part
         self._order: deque[str] = deque(maxlen=10_000)
@@ -148,12 +139,36 @@ class Bridge:
         if self._cursor is not None:
             self._remember(self._cursor.sample_id)
         self._said_at, self._unsaid = -1e9, 0  # lost parts not yet in the log
-        self._trouble: dict[str, str | None] = {"opcua": None, "service": None, "write": None}
+        self._trouble: dict[str, str | None] = {"opcua": None, "write": None}
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._work: asyncio.Event | None = None  # parts in the journal for the sender
         self._read: asyncio.Event | None = None  # parts read for the journal writer
         self._inbox: list[tuple[Cursor, bool]] = []  # read, not yet in the journal
+
+    @property
+    def stored(self) -> int:
+        """Parts the service stored (a part it had stored before counts once more)."""
+        return self.sender.stored
+
+    @property
+    def refused(self) -> int:
+        """Parts whose content the service refused for good."""
+        return self.sender.refused
+
+    @property
+    def repeated(self) -> int:
+        """Parts whose id the service had from another part (not counted)."""
+        return self.sender.repeated
+
+    @property
+    def retries(self) -> int:
+        """Waits for the service."""
+        return self.sender.retries
+
+    @property
+    def waiting(self) -> int:
+        """Parts in the journal, not yet stored."""
+        return self.sender.waiting
 
     # ------------------------------------------------------------------ the line side
     async def _connect(self) -> Any:
@@ -330,7 +345,7 @@ class Bridge:
     async def _writer(self) -> None:
         """Write the parts read to the journal, those read meanwhile in one transaction
         (the line is read on while the disk syncs)."""
-        assert self._read is not None and self._work is not None
+        assert self._read is not None
         while True:
             if not self._inbox:
                 if self._halt.is_set():
@@ -339,71 +354,14 @@ class Bridge:
                 await _wait(self._read, 0.5)
                 continue
             parts, self._inbox = self._inbox, []
-            self.waiting += await asyncio.to_thread(self.journal.add_many, parts)
-            self._work.set()
+            self.sender.held(await asyncio.to_thread(self.journal.add_many, parts))
 
-    # ------------------------------------------------------------------ the service side
-    async def _sender(self) -> None:
-        assert self._work is not None
-        while not self._halt.is_set():  # at a stop, the parts stay in the journal
-            self._work.clear()
-            parts = await asyncio.to_thread(self.journal.pending, self.batch)
-            if not parts:
-                await _wait(self._work, 0.5)
-                continue
-            try:
-                outcome = await asyncio.to_thread(self._store, parts)
-            except _Stopped:
-                return  # the parts stay in the journal for the next start
-            await self._settle(parts, outcome)
-
-    def _store(self, parts: list[Pending]) -> list[Any]:
-        """The service's decision for each part, or the reason it refused the part."""
-        body = {"samples": [{"id": p.sample_id, "x": p.x} for p in parts]}
-        pause = 1.0
-        while True:
-            retries = self.retries
-            try:
-                reply = self.api.call("POST", f"/api/v1/streams/{self.stream}/samples", json=body)
-                if self.retries != retries:  # a reply lost in a retry may come back duplicate
-                    self._resent.update(p.seq for p in parts)
-                return list(reply["decisions"])
-            except Refused as exc:
-                if len(parts) == 1:
-                    return [str(exc)]
-                return [self._store([p])[0] for p in parts]  # find the part refused
-            except (TokenRefused, NotFoundError) as exc:  # an operator can fix these: wait
-                self._service_trouble(exc, pause)
-                self._sleep(pause)
-                pause = min(pause * 2.0, self.max_pause)
-
-    async def _settle(self, parts: list[Pending], outcome: list[Any]) -> None:
-        if self._trouble["service"] is not None:
-            log.info("the service took the parts again; going on")
-            self._trouble["service"] = None
-        refused = [(p, r) for p, r in zip(parts, outcome, strict=True) if isinstance(r, str)]
-        stored = [(p, r) for p, r in zip(parts, outcome, strict=True) if not isinstance(r, str)]
-        await asyncio.to_thread(self.journal.done, [p.seq for p, _ in stored])
-        if refused:
-            await asyncio.to_thread(self.journal.refuse, refused)
-        self.waiting -= len(parts)
-        self.refused += len(refused)
-        for part, reason in refused:
-            log.warning("part %s refused for good, kept in the journal: %s", part.sample_id, reason)
-        latest = None
-        for part, reply in stored:
-            self.stored += 1
-            if reply["duplicate"] and part.seq not in self._resent:
-                self.repeated += 1
-                log.warning(
-                    "the service already had a part with id %s, so this one was not counted: "
-                    "do the trigger's values repeat (a reset counter)?", part.sample_id,
-                )  # fmt: skip
-            self._resent.discard(part.seq)
-            if part.sample_id == self._current:
-                latest = reply
-        if latest is not None and self.nodes.decision is not None:
-            await self._write(latest)
+    # ------------------------------------------------------------------ the decision
+    async def _decided(self, replies: list[dict[str, Any]]) -> None:
+        """Write the decision of the part still at the station, if it is among `replies`."""
+        mine = [r for r in replies if r["sample_id"] == self._current]
+        if mine and self.nodes.decision is not None:
+            await self._write(mine[-1])
 
     async def _write(self, reply: dict[str, Any]) -> None:
         """Write the decision on the part still at the station (a later one would mislead)."""
@@ -428,22 +386,11 @@ class Bridge:
         self._trouble["write"] = None
         self.written += 1
 
-    def _service_trouble(self, exc: ServiceError, pause: float) -> None:
-        self.retries += 1
-        text = str(exc)
-        if text != self._trouble["service"]:  # say each new trouble once
-            self._trouble["service"] = text
-            log.warning("%s; %d part(s) wait in the journal", text, self.waiting)
-
     # ------------------------------------------------------------------ running
     def _say(self, kind: str, text: str, pause: float) -> None:
         if text != self._trouble[kind]:
             self._trouble[kind] = text
             log.warning("%s; trying again in %.0f s and then with growing pauses", text, pause)
-
-    def _sleep(self, seconds: float) -> None:
-        if self._halt.wait(seconds):
-            raise _Stopped
 
     async def _nap(self, seconds: float) -> None:
         deadline = asyncio.get_running_loop().time() + seconds
@@ -453,10 +400,8 @@ class Bridge:
     async def run(self) -> None:
         """Bridge until :meth:`stop`; raises a :class:`ParameterError` on a bad node id."""
         self._loop = asyncio.get_running_loop()
-        self._work, self._read = asyncio.Event(), asyncio.Event()
-        if self._resent:
-            log.info("%d part(s) from before the restart wait in the journal", len(self._resent))
-        sender = asyncio.create_task(self._sender())
+        self._read = asyncio.Event()
+        sender = asyncio.create_task(self.sender.run())
         writer = asyncio.create_task(self._writer())
         try:
             await self._line()
