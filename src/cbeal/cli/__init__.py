@@ -2,9 +2,10 @@
 
 ``demo`` (:mod:`.demo`), ``run`` (:mod:`.run`), ``reproduce``/``casestudy``/``benchmark``
 (:mod:`.study`), ``serve``/``token`` (:mod:`.serve`), ``replay``/``mqtt``/``labelstudio``
-(:mod:`.bridges`) and ``data`` (:mod:`.data`); each module registers its parsers next to
-their handlers. Library errors name parameters in backticks (`test_fraction`), which
-:func:`~cbeal.cli._common.as_flags` turns into flags (--test-fraction).
+(:mod:`.bridges`), ``opcua`` (:mod:`.opcua`) and ``data`` (:mod:`.data`); each module
+registers its parsers next to their handlers. Library errors name parameters in backticks
+(`test_fraction`), which :func:`~cbeal.cli._common.as_flags` turns into flags
+(--test-fraction).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Sequence
 
 from cbeal._version import __version__
 from cbeal.bridges.client import ServiceError
-from cbeal.cli import bridges, data, demo, run, serve, study
+from cbeal.cli import bridges, data, demo, opcua, run, serve, study
 from cbeal.cli._common import HelpFormatter, as_flags, subparser_of
 
 __all__ = ["build_parser", "main"]
@@ -25,10 +26,11 @@ Commands: 'demo' runs a preset on a built-in simulated stream; 'run' runs CbeAL 
 own CSV/Parquet file and writes a report folder; 'casestudy' runs the paper's case study
 on bundled SECOM or AI4I data; 'reproduce' runs the paper's simulation study; 'benchmark'
 runs the label-efficiency suite; 'serve' and 'token' run the annotation service, 'replay',
-'mqtt' and 'labelstudio' feed it; 'data' exports a bundled dataset."""
+'mqtt', 'opcua' and 'labelstudio' feed it; 'data' exports a bundled dataset."""
 
-GROUPS = (demo, run, study, serve, bridges, data)
-SERVICE_COMMANDS = ("serve", "token", "replay", "mqtt", "labelstudio")
+GROUPS = (demo, run, study, serve, bridges, opcua, data)
+SERVICE_COMMANDS = ("serve", "token", "replay", "mqtt", "labelstudio", "opcua")
+EXTRA_OF = {"opcua": "opcua"}  # commands whose own extra is not the service's
 
 INTERRUPTED = {  # what an interruption leaves behind, per command
     "run": "interrupted; nothing was written and any previous report in {out} is unchanged",
@@ -69,7 +71,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"cbeal: error: {message}", file=sys.stderr)
         return 2
     except ModuleNotFoundError as exc:  # an optional extra is missing: say which to install
-        extra = "service" if args.command in SERVICE_COMMANDS else "all"
+        extra = EXTRA_OF.get(args.command, "service" if args.command in SERVICE_COMMANDS else "all")
         print(
             f"cbeal: error: `cbeal {args.command}` needs {exc.name or exc}, which is not "
             "installed; install the extras from the cbeal folder: "

@@ -40,7 +40,18 @@ def _replay_parser(sub: Any) -> None:
     rep.add_argument("--url", default="http://127.0.0.1:8000", help=URL_HELP)
     rep.add_argument("--id", default=None, help="column with the part id (default: row number)")
     rep.add_argument("--label", default=None, help="label column (needed for --create/--answer)")
-    rep.add_argument("--time", default=None, help="column to order the rows by")
+    rep.add_argument(
+        "--time",
+        default=None,
+        help="time column to order the rows by: dates and times (UTC if no zone) or seconds",
+    )
+    rep.add_argument(
+        "--speed",
+        type=float,
+        default=None,
+        help="replay at this many times the pace of --time: 1 the original pace, 10 ten "
+        "times faster (default: as fast as the service takes the rows)",
+    )
     rep.add_argument("--exclude", default=None, help="columns that are not features, e.g. a,b")
     rep.add_argument("--batch", type=int, default=100, help="rows per request")
     rep.add_argument(
@@ -110,6 +121,7 @@ def run_replay(args: argparse.Namespace) -> int:
         progress=show,
         on_retry=_say_retry,
         retry_for=args.wait,
+        speed=args.speed,
     )
     if args.progress:
         print(file=sys.stderr)

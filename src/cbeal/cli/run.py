@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from cbeal.cli._common import HelpFormatter, add_progress, catalog_choices
+from cbeal.cli._common import HelpFormatter, add_progress, as_flags, catalog_choices
 
 __all__ = ["register"]
 
@@ -26,7 +26,7 @@ def register(sub: Any) -> None:
     _method_flags(run)
     _protocol_flags(run)
     add_progress(run, None)
-    run.set_defaults(func=run_table)
+    run.set_defaults(func=run_table, parser=run)
 
 
 def _data_flags(run: argparse.ArgumentParser) -> None:
@@ -145,7 +145,7 @@ def run_table(args: argparse.Namespace) -> int:
     try:
         plan = prepare(options)  # validates everything before the report folder is touched
         for line in plan.estimate.lines() if plan.estimate else []:
-            print(f"cbeal: {line}", file=sys.stderr)
+            print(f"cbeal: {as_flags(line, args.parser)}", file=sys.stderr)
         result = execute(plan)
     except ImportError as exc:  # an optional extra (pandas) is missing: say what to install
         print(f"cbeal: error: {exc}", file=sys.stderr)
@@ -159,5 +159,5 @@ def run_table(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    print("\n".join(console_lines(result, report)))
+    print("\n".join(as_flags(line, args.parser) for line in console_lines(result, report)))
     return 0

@@ -1,7 +1,8 @@
 """The routes' dependencies, in one place: the service of this process and who is calling.
 
 Every route but the pages' static files needs a token (``Authorization: Bearer …``); its
-role decides what the route allows. ``--open`` (a local demo) makes every caller an admin.
+role decides what the route allows. An open service (``Settings(open=True)``, a local
+demo) makes every caller an admin.
 """
 
 from __future__ import annotations
@@ -39,8 +40,7 @@ def principal(
     if credentials is None:
         raise HTTPException(
             401,
-            "send a token: Authorization: Bearer <token> (create one "
-            "with `cbeal token create --role ...`)",
+            "send a token: Authorization: Bearer <token> (create one with `cbeal token create`)",
             headers={"WWW-Authenticate": "Bearer"},
         )
     found = lookup_token(service.engine, credentials.credentials.strip())
