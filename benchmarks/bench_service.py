@@ -29,8 +29,8 @@ import numpy as np
 import cbeal
 from cbeal import make_stream
 from cbeal.provenance import git_sha
-from cbeal.service.db import connect, migrate
-from cbeal.service.tokens import create_token
+from cbeal.service.engine.tokens import create_token
+from cbeal.service.store.db import connect, migrate
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))

@@ -25,7 +25,7 @@ import numpy as np
 
 import cbeal
 from cbeal import CbeAL, make_stream, simulate
-from cbeal.learners.registry import make_learner
+from cbeal.catalog import learner as make_learner
 from cbeal.provenance import git_sha
 
 OUT = Path(__file__).parent / "results" / "stream.md"

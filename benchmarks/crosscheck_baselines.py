@@ -120,8 +120,8 @@ def run_one(task: tuple[str, int, str]) -> list[dict[str, Any]]:
     """Every method on one replication of one scenario, with one learner."""
     from threadpoolctl import threadpool_limits
 
+    from cbeal.catalog import learner as make_learner
     from cbeal.experiments.scenarios import scenario
-    from cbeal.learners.registry import make_learner
     from cbeal.simulation import simulate
 
     scenario_id, rep, learner = task

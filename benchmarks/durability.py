@@ -31,8 +31,8 @@ import httpx
 from sqlalchemy import delete, func, select
 
 from cbeal import make_stream
-from cbeal.service.db import connect
-from cbeal.service.schema import checkpoints, samples, tasks
+from cbeal.service.store.db import connect
+from cbeal.service.store.tables import checkpoints, samples, tasks
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
@@ -153,7 +153,7 @@ def run(
             },
         )
         for d in reply["decisions"]:
-            acked_samples[d["sample_id"]] = d["decision_id"]
+            acked_samples[d["sample_id"]] = d["decision"]["id"]
         lo += batch
         while (task := h.call("GET", "/api/v1/streams/line/tasks/next")) is not None:
             label = truth[int(task["sample_id"][1:])]
@@ -207,7 +207,7 @@ def check(
     # the recovered model decides exactly as a never-crashed one: rebuild from the log alone
     with engine.begin() as conn:
         conn.execute(delete(checkpoints))
-    from cbeal.service.streams import Streams
+    from cbeal.service.engine.streams import Streams
 
     streams = Streams(engine, owner="durability-check", lease_seconds=5.0)
     runtime = streams.get("line")  # raises ReplayMismatch on any differing decision

@@ -36,13 +36,13 @@ def loky(tmp_path_factory: pytest.TempPathFactory) -> pd.DataFrame:
         pytest.param(
             "dask",
             marks=pytest.mark.skipif(
-                importlib.util.find_spec("distributed") is None, reason="pip install cbeal[dask]"
+                importlib.util.find_spec("distributed") is None, reason="pip install -e '.[dask]'"
             ),
         ),
         pytest.param(
             "ray",
             marks=pytest.mark.skipif(
-                importlib.util.find_spec("ray") is None, reason="pip install cbeal[ray]"
+                importlib.util.find_spec("ray") is None, reason="pip install -e '.[ray]'"
             ),
         ),
     ],
@@ -62,7 +62,7 @@ def _touch(folder: str, name: str) -> None:
 
 
 @pytest.mark.skipif(
-    importlib.util.find_spec("distributed") is None, reason="pip install cbeal[dask]"
+    importlib.util.find_spec("distributed") is None, reason="pip install -e '.[dask]'"
 )
 def test_an_existing_dask_cluster_is_used_and_left_running(tmp_path: Path) -> None:
     from dask.distributed import Client, LocalCluster

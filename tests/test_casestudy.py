@@ -360,7 +360,7 @@ def test_cli_says_which_extra_is_missing(
     code = main(["casestudy", "--dataset", "ai4i", "--out", str(tmp_path / "o")])
     assert code == 2
     err = capsys.readouterr().err
-    assert "needs pandas" in err and "pip install 'cbeal[all]'" in err
+    assert "needs pandas" in err and "pip install -e '.[all]'" in err
 
 
 def test_a_narrowed_rerun_keeps_every_finished_row(

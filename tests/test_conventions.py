@@ -126,19 +126,29 @@ def test_sklearn_and_plotting_only_in_their_layers() -> None:
                 assert rel.parts[0] in {"plotting.py", "experiments"}, f"{rel} imports {name}"
 
 
-# which cbeal subpackages each layer may import (beside itself); None: anything
-LAYERS: dict[str, set[str] | None] = {
+# which cbeal modules each layer may import (beside itself): every top-level package and
+# module of src/cbeal has a row, so the test covers all of src/ (issue 18)
+LAYERS: dict[str, set[str]] = {
+    "_version": set(),
     "core": set(),
     "baselines": {"core"},
     "datasets": {"core"},
     "learners": {"core"},
-    "models": {"baselines", "core", "learners", "modelfile"},
-    "modelfile": {"core", "learners", "_version"},
+    "checks": {"core"},
+    "streams": {"core"},
+    "provenance": {"_version"},
+    "modelfile": {"core", "_version"},
+    "catalog": {"baselines", "core", "learners"},
+    "models": {"catalog", "core", "learners", "modelfile"},
+    "trace": {"core"},
+    "simulation": {"core", "models", "trace", "_version"},
+    "plotting": {"core", "trace"},
     "evaluation": {"core", "learners"},
-    "streams": {"core", "learners"},
+    "adapters": {"core", "models"},
+    "bridges": {"core"},
     "tablerun": {
+        "catalog",
         "core",
-        "baselines",
         "evaluation",
         "learners",
         "models",
@@ -146,30 +156,142 @@ LAYERS: dict[str, set[str] | None] = {
         "streams",
         "trace",
     },
-    "reports": {"core", "evaluation", "plotting", "provenance", "tablerun", "trace", "_version"},
-    "service": {"core", "learners", "models", "_version"},
-    "adapters": {"core", "models"},
-    "checks": {"core"},
-    "experiments": None,
+    "reports": {
+        "catalog",
+        "core",
+        "evaluation",
+        "plotting",
+        "provenance",
+        "tablerun",
+        "trace",
+        "_version",
+    },
+    "service": {"bridges", "catalog", "core", "learners", "models", "_version"},
+    "experiments": {
+        "adapters",
+        "baselines",
+        "catalog",
+        "core",
+        "datasets",
+        "evaluation",
+        "learners",
+        "models",
+        "plotting",
+        "provenance",
+        "reports",
+        "simulation",
+        "streams",
+        "trace",
+        "_version",
+    },
+    "cli": {
+        "bridges",
+        "catalog",
+        "core",
+        "datasets",
+        "experiments",
+        "models",
+        "reports",
+        "service",
+        "simulation",
+        "streams",
+        "tablerun",
+        "_version",
+    },
+    "__init__": {"core", "models", "simulation", "streams", "trace", "_version"},
+    "__main__": {"cli"},
+}
+
+# inside the service: SQL at the bottom, HTTP at the top
+SERVICE_LAYERS: dict[str, set[str]] = {
+    "store": set(),
+    "schemas": set(),
+    "metrics": set(),
+    "middleware": set(),
+    "settings": {"store"},
+    "engine": {"metrics", "schemas", "settings", "store"},
+    "migrations": {"store"},
+    "deps": {"engine"},
+    "errors": {"engine", "store"},
+    "api": {"deps", "engine", "schemas"},
+    "app": {"api", "deps", "engine", "errors", "middleware", "settings"},
+    "__init__": set(),
 }
 
 
-def test_each_layer_imports_only_the_layers_below_it() -> None:
-    for path in sorted(SRC.rglob("*.py")):
-        layer = path.relative_to(SRC).parts[0].removesuffix(".py")
-        allowed = LAYERS.get(layer)
-        if allowed is None:
-            continue
-        for name in _imports(path):
+def _cbeal_imports(path: Path) -> set[str]:
+    """Dotted cbeal modules `path` imports; ``from cbeal import X`` counts as cbeal.X."""
+    tree = ast.parse(path.read_text())
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module == "cbeal":
+                found |= {f"cbeal.{a.name}" for a in node.names}
+            else:
+                found.add(node.module)
+    return {n for n in found if n.split(".")[0] == "cbeal"}
+
+
+def _check_layers(root: Path, prefix: list[str], table: dict[str, set[str]]) -> None:
+    for path in sorted(root.rglob("*.py")):
+        layer = path.relative_to(root).parts[0].removesuffix(".py")
+        assert layer in table, f"{path.relative_to(SRC)}: add its layer to the table"
+        for name in _cbeal_imports(path):
             parts = name.split(".")
-            if parts[0] != "cbeal" or len(parts) == 1:
+            if parts[: len(prefix)] != prefix or len(parts) == len(prefix):
                 continue
-            assert parts[1] in allowed | {layer}, f"{path.relative_to(SRC)} imports {name}"
+            used = parts[len(prefix)]
+            assert used in table[layer] | {layer}, f"{path.relative_to(SRC)} imports {name}"
+
+
+def _names_from(path: Path, package: str) -> set[str]:
+    """What `path` imports from `package` (modules, and names of ``from … import``)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.split(".")[0] == package}
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == package:
+            found |= {a.name for a in node.names}
+    return found
+
+
+def _acyclic(table: dict[str, set[str]]) -> None:
+    done: set[str] = set()
+    for _ in table:
+        ready = {k for k, v in table.items() if k not in done and v - {k} <= done}
+        done |= ready
+    assert done == set(table), f"the layers form a cycle among {set(table) - done}"
+
+
+def test_each_layer_imports_only_the_layers_below_it() -> None:
+    _acyclic(LAYERS)
+    _check_layers(SRC, ["cbeal"], LAYERS)
+
+
+def test_inside_the_service_sql_is_at_the_bottom_and_http_at_the_top() -> None:
+    _acyclic(SERVICE_LAYERS)
+    _check_layers(SRC / "service", ["cbeal", "service"], SERVICE_LAYERS)
+    for path in sorted((SRC / "service").rglob("*.py")):
+        rel = path.relative_to(SRC / "service")
+        if rel.parts[0] not in ("store", "migrations"):  # the engine may hold an Engine
+            sql = _names_from(path, "sqlalchemy") - {"Engine"}
+            assert not sql, f"service/{rel} imports {sql}: SQL belongs in service/store"
+        web = {n for n in _imports(path) if n.split(".")[0] in ("fastapi", "starlette")}
+        if rel.parts[0] in ("store", "engine", "schemas"):
+            assert not web, f"service/{rel} imports {web}: HTTP stays above the engine"
+
+
+def test_the_bridges_stand_apart_from_the_server() -> None:
+    for path in sorted((SRC / "bridges").rglob("*.py")):
+        heavy = {n.split(".")[0] for n in _imports(path)} & {"fastapi", "sqlalchemy", "sklearn"}
+        assert not heavy, f"{path.relative_to(SRC)} imports {heavy}"
 
 
 def test_only_the_cli_knows_command_line_flags() -> None:
     for path in sorted(SRC.rglob("*.py")):
-        if path.name != "cli.py":
+        if "cli" not in path.relative_to(SRC).parts:
             assert "argparse" not in _imports(path), path
 
 

@@ -360,7 +360,7 @@ def test_steel_frames() -> None:
 
 def test_as_frame_without_pandas_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "pandas", None)  # makes `import pandas` fail
-    with pytest.raises(ImportError, match=r"pip install cbeal\[pandas\]"):
+    with pytest.raises(ImportError, match=r"pip install -e '\.\[pandas\]'"):
         load_steel_plates(as_frame=True)
     assert load_steel_plates().frame is None  # the numpy path does not need pandas
 

@@ -199,9 +199,11 @@ def test_bad_options(stream: SimulatedStream) -> None:
     with pytest.raises(ValueError, match="unknown preset"):
         CbeAL.from_preset("CBEAL-5", estimator=LogisticRegression(), budget=5)
     with pytest.raises(TypeError, match="not a cbeal Agent"):
-        CbeAL.from_agents(["LD1", "RAL1"], estimator=LogisticRegression(), budget=5).fit(
+        CbeAL.from_agents([object(), "RAL1"], estimator=LogisticRegression(), budget=5).fit(
             stream.X0, stream.y0
         )
+    with pytest.raises(ValueError, match="unknown agent 'LD9'; did you mean"):
+        CbeAL.from_agents(["LD9", "RAL1"], estimator=LogisticRegression(), budget=5)
 
 
 def test_simulate_validates_before_touching_the_model(stream: SimulatedStream) -> None:

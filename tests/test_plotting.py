@@ -95,3 +95,38 @@ def test_stream_plots_draw_against_time(trace: object) -> None:
     assert bottom.get_xlabel() == "time (column ts)"
     line = bottom.get_lines()[0]
     assert np.asarray(line.get_xdata())[0] == stamps[0]
+
+
+@pytest.mark.parametrize(
+    ("budget", "first", "last"), [("10%", 0, -10), (28, 28, 28), ("LabelRate()", None, None)]
+)
+def test_the_budget_line_climbs_for_a_paced_rate_and_is_flat_for_a_count(
+    trace: object, budget: object, first: int | None, last: int | None
+) -> None:
+    import dataclasses
+
+    tr = dataclasses.replace(trace, metadata={"budget": budget})  # type: ignore[type-var]
+    ax = plot_budget(tr)
+    drawn = {ln.get_label(): np.asarray(ln.get_ydata()) for ln in ax.get_lines()}
+    np.testing.assert_array_equal(drawn["labels spent"], np.cumsum(tr.acquired))
+    if first is None:  # not a count nor a share (a Budget's repr): the spend alone
+        assert set(drawn) == {"labels spent"}
+    else:
+        allowed = drawn["allowed by the budget"]
+        last = last if last > 0 else len(tr) // -last  # type: ignore[operator]  # 10 %: n // 10
+        assert (allowed[0], allowed[-1]) == (first, last)
+        assert np.all(np.diff(allowed) >= 0) and (budget != 28 or (allowed == 28).all())
+    plt.close("all")
+
+
+def test_a_run_figure_draws_the_allowance_it_is_given(trace: object) -> None:
+    from cbeal.plotting import plot_run
+
+    n = len(trace)  # type: ignore[arg-type]
+    allowance = np.floor(0.1 * np.arange(1, n + 1)).astype(int)
+    label = "allowed: 10% (a paced rate)"
+    fig = plot_run(trace, allowance=allowance, budget_label=label)  # type: ignore[arg-type]
+    lines = {ln.get_label(): ln for ln in fig.axes[2].get_lines()}
+    np.testing.assert_array_equal(lines[label].get_ydata(), allowance)
+    with pytest.raises(ValueError, match="allowance has 3 values"):
+        plot_budget(trace, allowance=[1, 2, 3])  # type: ignore[arg-type]

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from cbeal.catalog import RECOMMENDED
 from cbeal.models import CbeAL
 from cbeal.reports.folder import Staging, _sigint_deferred, check_out
 from cbeal.tablerun import Estimate, RunOptions, run
@@ -75,7 +76,7 @@ def test_ctrl_c_while_writing_leaves_no_partial_file(
     if previous:
         assert quick(data, out) == 0
     before = files(out) if previous else {}
-    import cbeal.reports.tablerun as writer
+    import cbeal.reports.tablerun.writer as writer
 
     def stop(*args: Any, **kwargs: Any) -> Any:  # trace.csv and model.cbeal are written
         raise KeyboardInterrupt
@@ -160,7 +161,7 @@ def test_estimate_grows_with_the_square_of_the_labels() -> None:
     assert fit.exponent == pytest.approx(1.0) and fit.seconds(20_000) == pytest.approx(0.2)
     est = Estimate(
         fit=fit,
-        per_sample={"CBEAL-6": 1e-4},
+        per_sample={RECOMMENDED: 1e-4},
         n_initial=10,
         n_stream=100_000,
         n_train=100_010,
@@ -177,7 +178,7 @@ def test_estimate_grows_with_the_square_of_the_labels() -> None:
     assert every is not None and every > 1 and est.seconds(every) <= LONG_RUN
     lines = est.lines()
     assert lines[0].startswith("warning: this run may take up to about")
-    assert f"--refit-every {every}" in lines[1]
+    assert f"`refit_every` {every}" in lines[1]  # a parameter; the command line's as_flags
     short = Estimate(**{**est.__dict__, "budget": 50, "n_stream": 500})
     assert not short.long and short.lines() == []
 
@@ -187,7 +188,7 @@ def test_estimate_is_measured_on_the_file(data: Path) -> None:
 
     plan = prepare(RunOptions(data=data, label="quality", time="when", compare="RS,US"))
     est = plan.estimate
-    assert est is not None and set(est.per_sample) == {"CBEAL-6", "RS", "US"}
+    assert est is not None and set(est.per_sample) == {RECOMMENDED, "RS", "US"}
     assert all(0 < s < 0.05 for s in est.per_sample.values())
     assert 0 < est.fit.t1 < 1 and est.fit.n2 == plan.split.n_train
     assert 0 < est.seconds() < 60
@@ -197,9 +198,13 @@ def test_long_run_warning_names_refit_every(
     data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setattr("cbeal.tablerun.estimate.LONG_RUN", 1e-6)  # everything is long
+    # which K helps depends on timings (tested above); here: that the hint reaches the user
+    monkeypatch.setattr(Estimate, "suggest", lambda self: 20)
     assert quick(data, tmp_path / "rep") == 0
     err = capsys.readouterr().err
-    assert "cbeal: warning: this run may take up to about" in err and "--refit-every" in err
+    assert "cbeal: warning: this run may take up to about" in err
+    # the library names the parameter (`refit_every`); the command line may show its flag
+    assert "`refit_every` 20 " in err or "--refit-every 20 " in err
 
 
 def test_refit_every_retrains_less_and_once_at_the_end(data: Path) -> None:
@@ -216,7 +221,7 @@ def test_progress_bars_are_labelled_by_method(
 ) -> None:
     assert cli(data, tmp_path / "rep", "--time", "when", "--compare", "RS,US", "--progress") == 0
     err = capsys.readouterr().err
-    for name in ("CBEAL-6", "RS", "US"):
+    for name in (RECOMMENDED, "RS", "US"):
         assert f"{name}: 100%" in err, err
 
 
@@ -233,7 +238,7 @@ def test_progress_shows_by_itself_on_a_terminal_for_a_long_run(
     monkeypatch.setattr(sys.stderr, "isatty", lambda: terminal)
     assert cli(data, tmp_path / "rep", "--time", "when", "--compare", "RS") == 0
     err = capsys.readouterr().err
-    assert ("CBEAL-6: 100%" in err and "RS: 100%" in err) == terminal, err
+    assert (f"{RECOMMENDED}: 100%" in err and "RS: 100%" in err) == terminal, err
 
 
 # ---------------------------------------------------------------------- --initial, --repeats, --id
@@ -262,7 +267,7 @@ def test_repeats_give_mean_se_and_paired_wins(data: Path, tmp_path: Path) -> Non
     info = json.loads((tmp_path / "rep" / "summary.json").read_text())
     seeds = info["seeds"]
     assert [s["seed"] for s in seeds] == [0, 1, 2] and info["metrics"] == seeds[0]["metrics"]
-    bal = [s["metrics"]["CBEAL-6"]["balanced_accuracy"] for s in seeds]
+    bal = [s["metrics"][RECOMMENDED]["balanced_accuracy"] for s in seeds]
     rs = [s["metrics"]["RS"]["balanced_accuracy"] for s in seeds]
     assert len(set(rs)) > 1  # the seeds really differ
     row = next(
@@ -274,7 +279,7 @@ def test_repeats_give_mean_se_and_paired_wins(data: Path, tmp_path: Path) -> Non
     assert se == pytest.approx(np.std(bal, ddof=1) / np.sqrt(3))
     report = (tmp_path / "rep" / "report.md").read_text()
     assert f"{mean:.3f} ± {se:.3f}" in report and "Paired comparison" in report
-    assert f"| CBEAL-6 vs RS | {row['wins']} / {row['ties']} / {row['losses']}" in report
+    assert f"| {RECOMMENDED} vs RS | {row['wins']} / {row['ties']} / {row['losses']}" in report
 
 
 def test_id_columns_are_carried_into_the_trace(data: Path, tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient  # noqa: E402
 from hypothesis import HealthCheck, settings  # noqa: E402
 
 from cbeal.service.app import Settings, create_app  # noqa: E402
-from cbeal.service.tokens import create_token  # noqa: E402
+from cbeal.service.engine.tokens import create_token  # noqa: E402
 
 from .service_helpers import line, stream_config  # noqa: E402
 

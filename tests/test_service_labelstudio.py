@@ -14,9 +14,9 @@ import pytest
 pytest.importorskip("fastapi")
 from fastapi.testclient import TestClient
 
+from cbeal.bridges.client import Client
+from cbeal.bridges.labelstudio import label_config, push
 from cbeal.service.app import Settings, create_app
-from cbeal.service.client import Client
-from cbeal.service.labelstudio import label_config, push
 
 from .service_helpers import line, stream_config
 

@@ -15,7 +15,7 @@ import pytest
 pytest.importorskip("paho.mqtt")
 import paho.mqtt.client as mqtt
 
-from cbeal.service.mqtt import Bridge
+from cbeal.bridges.mqtt import Bridge
 
 from .service_helpers import Server, line, stream_config
 
@@ -38,20 +38,8 @@ def test_samples_in_decisions_out_once_per_sample_id(tmp_path: Path) -> None:
     ).start()
     prefix = f"cbeal-test/{uuid.uuid4().hex[:8]}"
     replies: list[dict[str, Any]] = []
-    listener = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
-    listener.on_message = lambda c, u, m: replies.append(json.loads(m.payload))
-    listener.connect("127.0.0.1", 1883)
-    listener.subscribe(f"{prefix}/decisions", qos=1)
-    listener.loop_start()
-    bridge = Bridge(
-        broker="127.0.0.1:1883",
-        topic=f"{prefix}/samples",
-        reply_topic=f"{prefix}/decisions",
-        stream="line1",
-        url=server.url,
-        token=None,
-        client_id=f"bridge-{uuid.uuid4().hex[:8]}",
-    ).start()
+    listener = _listen(prefix, replies)
+    bridge = _bridge(prefix, server.url, None).start()
     try:
         httpx.post(f"{server.url}/api/v1/streams", json=stream_config(s), timeout=30)
         assert bridge.ready.wait(10)
@@ -71,12 +59,195 @@ def test_samples_in_decisions_out_once_per_sample_id(tmp_path: Path) -> None:
         decisions = [r for r in replies if "sample_id" in r]
         assert len(decisions) == 35 and sum("error" in r for r in replies) == 1
         assert [d["duplicate"] for d in decisions[20:25]] == [True] * 5  # p15..p19 again
-        first = {d["sample_id"]: d["decision_id"] for d in decisions[:20]}
-        assert all(first[d["sample_id"]] == d["decision_id"] for d in decisions[20:25])
+        first = {d["sample_id"]: d["decision"]["id"] for d in decisions[:20]}
+        assert all(first[d["sample_id"]] == d["decision"]["id"] for d in decisions[20:25])
         st = httpx.get(f"{server.url}/api/v1/streams/line1", timeout=30).json()
         assert st["samples_received"] == 30  # each sample id stored once
         publisher.loop_stop()
     finally:
         bridge.stop()
         listener.loop_stop()
+        server.stop()
+
+
+def _bridge(prefix: str, url: str, token: str | None, **kw: Any) -> Bridge:
+    return Bridge(
+        broker="127.0.0.1:1883",
+        topic=f"{prefix}/samples",
+        reply_topic=f"{prefix}/decisions",
+        stream="line1",
+        url=url,
+        token=token,
+        client_id=f"bridge-{uuid.uuid4().hex[:8]}",
+        **kw,
+    )
+
+
+def _listen(prefix: str, replies: list[dict[str, Any]]) -> Any:
+    listener = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+    listener.on_message = lambda c, u, m: replies.append(json.loads(m.payload))
+    listener.connect("127.0.0.1", 1883)
+    listener.subscribe(f"{prefix}/decisions", qos=1)
+    listener.loop_start()
+    return listener
+
+
+def _publish(topic: str, payloads: list[Any]) -> None:
+    publisher = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+    publisher.connect("127.0.0.1", 1883)
+    publisher.loop_start()
+    for body in payloads:
+        data = body if isinstance(body, bytes) else json.dumps(body)
+        publisher.publish(topic, data, qos=1).wait_for_publish()
+    publisher.loop_stop()
+    publisher.disconnect()
+
+
+def _received(server: Server, stream: str = "line1", token: str | None = None) -> int:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    st = httpx.get(f"{server.url}/api/v1/streams/{stream}", headers=headers, timeout=30)
+    return int(st.json()["samples_received"])
+
+
+def _wait_for(check: Any, seconds: float = 60.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def test_a_message_waits_while_the_service_is_down_and_nothing_is_lost(tmp_path: Path) -> None:
+    # the audit's high finding: with the service stopped, messages were acknowledged and lost
+    s = line(seed=9)
+    server = Server(f"sqlite:///{tmp_path / 'down.db'}", extra=("--open",))
+    prefix = f"cbeal-test/{uuid.uuid4().hex[:8]}"
+    bridge = _bridge(prefix, server.url, None, max_pause=1.0).start()
+    try:
+        assert bridge.ready.wait(10)
+        _publish(
+            f"{prefix}/samples", [{"id": f"d{i}", "x": s.X_stream[i].tolist()} for i in range(12)]
+        )
+        time.sleep(2.0)
+        assert bridge.handled == 0 and bridge.retries > 0  # held, not dropped
+        server.start()
+        httpx.post(f"{server.url}/api/v1/streams", json=stream_config(s), timeout=30)
+        assert _wait_for(lambda: bridge.handled == 12), bridge.handled
+        assert _received(server) == 12 and bridge.errors == 0
+    finally:
+        bridge.stop()
+        server.stop()
+
+
+def test_a_refused_token_holds_messages_until_an_operator_fixes_it(tmp_path: Path) -> None:
+    from sqlalchemy import insert
+
+    from cbeal.service.engine.tokens import create_token, hash_token
+    from cbeal.service.store.db import connect, migrate
+    from cbeal.service.store.tables import tokens
+
+    s = line(seed=10)
+    db = f"sqlite:///{tmp_path / 'auth.db'}"
+    engine = connect(db)
+    migrate(engine)
+    admin = create_token(engine, role="admin", name="test-admin")
+    server = Server(db).start()
+    prefix = f"cbeal-test/{uuid.uuid4().hex[:8]}"
+    later = "cbeal_" + uuid.uuid4().hex  # not valid yet
+    httpx.post(
+        f"{server.url}/api/v1/streams",
+        json=stream_config(s),
+        headers={"Authorization": f"Bearer {admin}"},
+        timeout=30,
+    ).raise_for_status()
+    bridge = _bridge(prefix, server.url, later, max_pause=1.0).start()
+    try:
+        assert bridge.ready.wait(10)
+        _publish(
+            f"{prefix}/samples", [{"id": f"t{i}", "x": s.X_stream[i].tolist()} for i in range(10)]
+        )
+        assert _wait_for(lambda: bridge.retries >= 2, 20)
+        assert _received(server, token=admin) == 0 and bridge.errors == 0
+        with engine.begin() as conn:  # the operator issues the token the bridge holds
+            conn.execute(
+                insert(tokens).values(
+                    name="plc", role="ingest", token_hash=hash_token(later), created_at=time.time()
+                )
+            )
+        assert _wait_for(lambda: bridge.handled == 10), bridge.handled
+        assert _received(server, token=admin) == 10
+    finally:
+        bridge.stop()
+        server.stop()
+
+
+def test_refused_content_is_reported_and_the_line_goes_on(tmp_path: Path) -> None:
+    s = line(seed=11)
+    server = Server(f"sqlite:///{tmp_path / 'bad.db'}", extra=("--open",)).start()
+    prefix = f"cbeal-test/{uuid.uuid4().hex[:8]}"
+    replies: list[dict[str, Any]] = []
+    listener = _listen(prefix, replies)
+    bridge = _bridge(prefix, server.url, None).start()
+    try:
+        httpx.post(f"{server.url}/api/v1/streams", json=stream_config(s), timeout=30)
+        assert bridge.ready.wait(10)
+        _publish(
+            f"{prefix}/samples",
+            [
+                {"id": "wrong-width", "x": [1.0, 2.0]},  # the service refuses it: 422
+                [1, 2, 3],  # JSON, but not a sample message
+                {"id": "ok", "x": s.X_stream[0].tolist()},
+            ],
+        )
+        assert _wait_for(lambda: bridge.handled == 1 and bridge.errors == 2, 30)
+        assert _wait_for(lambda: len(replies) == 3, 10)
+        errors = [r["error"] for r in replies if "error" in r]
+        assert len(errors) == 2 and "422" in errors[0]
+        assert [r["sample_id"] for r in replies if "sample_id" in r] == ["ok"]
+    finally:
+        bridge.stop()
+        listener.loop_stop()
+        server.stop()
+
+
+def test_a_killed_bridge_leaves_unstored_messages_with_the_broker(tmp_path: Path) -> None:
+    # kill -9 the bridge while the service is down; its restart stores every message once
+    import subprocess
+    import sys
+
+    s = line(seed=12)
+    server = Server(f"sqlite:///{tmp_path / 'kill.db'}", extra=("--open",))
+    prefix = f"cbeal-test/{uuid.uuid4().hex[:8]}"
+    client_id = f"bridge-{uuid.uuid4().hex[:8]}"
+    cmd = [
+        sys.executable, "-m", "cbeal", "mqtt", "--broker", "127.0.0.1:1883",
+        "--topic", f"{prefix}/samples", "--reply", f"{prefix}/decisions",
+        "--stream", "line1", "--url", server.url, "--client-id", client_id,
+    ]  # fmt: skip
+    log = open(tmp_path / "bridge.log", "ab")
+    first = subprocess.Popen(cmd, stdout=log, stderr=log)
+    try:
+        subscribed = lambda: "subscribed to" in (tmp_path / "bridge.log").read_text()  # noqa: E731
+        assert _wait_for(subscribed, 60)  # the persistent session exists at the broker
+        _publish(
+            f"{prefix}/samples", [{"id": f"k{i}", "x": s.X_stream[i].tolist()} for i in range(8)]
+        )
+        time.sleep(1.5)
+        first.kill()
+        first.wait()
+        server.start()
+        httpx.post(f"{server.url}/api/v1/streams", json=stream_config(s), timeout=30)
+        assert _received(server) == 0
+        second = subprocess.Popen(cmd, stdout=log, stderr=log)
+        try:
+            assert _wait_for(lambda: _received(server) == 8), (tmp_path / "bridge.log").read_text()
+            time.sleep(1.0)
+            assert _received(server) == 8
+        finally:
+            second.terminate()
+            second.wait(timeout=20)
+    finally:
+        if first.poll() is None:
+            first.kill()
         server.stop()

@@ -17,8 +17,8 @@ from sqlalchemy import select
 pytest.importorskip("fastapi")
 playwright = pytest.importorskip("playwright.sync_api")
 
-from cbeal.service.db import connect  # noqa: E402
-from cbeal.service.schema import tasks  # noqa: E402
+from cbeal.service.store.db import connect  # noqa: E402
+from cbeal.service.store.tables import tasks  # noqa: E402
 
 from .service_helpers import Server, line, names, stream_config  # noqa: E402
 
@@ -198,3 +198,38 @@ def test_a_wrong_token_is_refused(site: dict[str, Any]) -> None:
     page.fill("#token", "cbeal_not-a-token")
     page.keyboard.press("Enter")
     page.wait_for_selector("text=That token was refused.")
+
+
+def test_the_page_and_dashboard_tell_the_truth(site: dict[str, Any]) -> None:
+    # issue 18: the wording follows the actual certainty, agents are named from the catalog,
+    # the dashboard explains the weights by the stream's real configuration, and its charts
+    # end where its tiles are
+    from cbeal.catalog import AGENTS, preset_entry
+
+    page = signed_in(site, "label.html?stream=press-3")
+    page.wait_for_selector(".answers button")
+    why = page.locator("#task p.why").inner_text()
+    said = page.locator("#task p.prediction").inner_text()
+    pct = int(said.split("certainty ")[1].split(" %")[0].replace("over ", ""))
+    if "Exploitation question" in why:
+        assert ("unsure" in why) == (pct < 70), (why, said)
+    names = [a for a in preset_entry().agents]
+    labels = [AGENTS[a].label for a in names]
+    if "Asked by:" in why:
+        asked = why.split("Asked by: ")[1].rstrip(".").split(", ")
+        assert set(asked) <= set(labels), (asked, labels)
+    dash = signed_in(site, "dashboard.html?stream=press-3")
+    dash.wait_for_selector("#c-weights svg")
+    words = dash.locator("#weighting").inner_text()
+    chart = preset_entry().control_chart
+    assert ("control chart" in words) and (("no control chart" in words.lower()) != chart)
+    legend = dash.locator("#c-weights").inner_text()
+    assert all(label in legend for label in labels), legend
+    assert "paced" in dash.locator("#budgetwords").inner_text()  # budget "10%": a paced rate
+    headers = {"Authorization": f"Bearer {site['token']}"}
+    url = site["server"].url
+    status = httpx.get(f"{url}/api/v1/streams/press-3", headers=headers, timeout=30).json()
+    hist = httpx.get(f"{url}/api/v1/streams/press-3/history", headers=headers, timeout=30).json()
+    last = hist["bins"][-1]
+    assert last["model_version"] == status["model_version"]
+    assert last["prequential_accuracy"] == status["prequential_accuracy"]

@@ -38,7 +38,10 @@ def operate(url: str, s: Any, lo: int, hi: int) -> list[Any]:
             },
         )
         assert r.status_code == 200, r.text
-        out += [(d["decision_id"], d["acquire"], d["p_acquire"]) for d in r.json()["decisions"]]
+        out += [
+            (d["decision"]["id"], d["acquire"], d["decision"]["p_acquire"])
+            for d in r.json()["decisions"]
+        ]
         while (
             t := httpx.get(f"{url}/api/v1/streams/line1/tasks/next", timeout=30)
         ).status_code == 200:

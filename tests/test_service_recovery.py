@@ -13,7 +13,7 @@ pytest.importorskip("fastapi")
 from fastapi.testclient import TestClient
 
 from cbeal.service.app import Settings, create_app
-from cbeal.service.schema import checkpoints, samples
+from cbeal.service.store.tables import checkpoints, samples
 
 from .service_helpers import line, names, stream_config
 

@@ -156,7 +156,7 @@ def test_parameters_and_errors() -> None:
 
 def test_missing_package_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "skactiveml.stream", None)
-    with pytest.raises(ImportError, match=r"pip install cbeal\[skactiveml\]"):
+    with pytest.raises(ImportError, match=r"pip install -e '\.\[skactiveml\]'"):
         SkactivemlAgent(strategy="RS").fit(np.zeros((1, 2)))
 
 

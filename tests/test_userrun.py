@@ -11,10 +11,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from cbeal import CbeAL, InvalidInputError, make_stream
+from cbeal import CbeAL, InvalidInputError, make_stream, simulate
+from cbeal.catalog import RECOMMENDED, preset_entry
 from cbeal.cli import main
+from cbeal.core import BudgetError, LabelCount, LabelRate
 from cbeal.evaluation import scores
-from cbeal.tablerun import RunOptions, UserRun, parse_budget, run
+from cbeal.tablerun import RunOptions, UserRun, run, run_budget
 
 FEATURES = [f"sensor{j}" for j in range(5)]
 
@@ -70,11 +72,12 @@ def test_cli_writes_the_report_folder(
     ):
         assert (out / name).stat().st_size > 0, name
     stdout = capsys.readouterr().out
-    assert f"report: {out / 'report.md'}" in stdout and "CBEAL-6" in stdout
+    assert f"report: {out / 'report.md'}" in stdout and RECOMMENDED in stdout
     info = json.loads((out / "summary.json").read_text())
     assert info["split"] == {"initial": 10, "stream": 200, "test": 90}
-    assert info["budget"] == 20 and info["data"]["sha256"] and info["data"]["file"] == "line.csv"
-    assert set(info["metrics"]) == {"CBEAL-6", "RS", "US", "Initial", "All Training Data"}
+    assert info["budget"]["labels_allowed"] == 20 and info["budget"]["meaning"] == "paced rate"
+    assert info["data"]["sha256"] and info["data"]["file"] == "line.csv"
+    assert set(info["metrics"]) == {RECOMMENDED, "RS", "US", "Initial", "All Training Data"}
     assert set(info["metrics"]["RS"]) == {
         "accuracy",
         "balanced_accuracy",
@@ -88,14 +91,14 @@ def test_cli_writes_the_report_folder(
     for text in (
         "## Protocol",
         "## Results",
-        "| CBEAL-6 |",
+        f"| {RECOMMENDED} |",
         "| RS |",
         "figures/run.png",
         "figures/scores.png",
         "fitted on the training rows' inputs only",
     ):
         assert text in report, text
-    assert CbeAL.load(out / "model.cbeal").budget_used_ == info["labels_spent"]["CBEAL-6"]
+    assert CbeAL.load(out / "model.cbeal").budget_used_ == info["labels_spent"][RECOMMENDED]
 
 
 def test_the_saved_model_takes_raw_rows_of_the_file(tmp_path: Path) -> None:
@@ -109,7 +112,7 @@ def test_the_saved_model_takes_raw_rows_of_the_file(tmp_path: Path) -> None:
     test = pd.read_csv(data).sort_values("when", kind="stable").iloc[-90:]
     pred = model.predict(test[FEATURES])  # the user's raw columns, straight from the file
     assert scores(test["quality"].to_numpy(), pred, positive="fail") == pytest.approx(
-        info["metrics"]["CBEAL-6"]
+        info["metrics"][RECOMMENDED]
     )
     result = api(data)
     np.testing.assert_array_equal(pred, result.model.predict(result.split.part("test")[0]))
@@ -124,7 +127,8 @@ def test_time_column_orders_the_stream(csv: Path, tmp_path: Path) -> None:
     assert len(trace) == 200 and trace["time"].is_monotonic_increasing
     assert (original.loc[trace["row"], "when"].to_numpy() == trace["time"].to_numpy()).all()
     assert (original.loc[trace["row"], "quality"].to_numpy() == trace["y_true"]).all()
-    assert {"t", "acquired", "reward", "weight_after[LD1]"} <= set(trace.columns)
+    first = preset_entry().agents[0]
+    assert {"t", "acquired", "reward", f"weight_after[{first}]"} <= set(trace.columns)
 
 
 def test_without_time_the_file_order_is_kept(csv: Path) -> None:
@@ -138,7 +142,7 @@ def test_same_seed_same_trace(csv: Path, tmp_path: Path, monkeypatch: pytest.Mon
         assert cli(csv, tmp_path / out, "--time", "when", "--compare", "none", "--seed", "3") == 0
     assert (tmp_path / "a/trace.csv").read_bytes() == (tmp_path / "b/trace.csv").read_bytes()
     assert not (tmp_path / "a/figures").exists()
-    assert "pip install 'cbeal[plot]'" in (tmp_path / "a/report.md").read_text()
+    assert "pip install -e '.[plot]'" in (tmp_path / "a/report.md").read_text()
 
 
 def test_html_report_embeds_the_figures(tmp_path: Path) -> None:
@@ -150,19 +154,38 @@ def test_html_report_embeds_the_figures(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("spec", "labels"),
-    [("10%", 20), ("0.1", 20), ("25", 25), ("100%", 200), ("1", 1), (" 0.004 ", 1)],
+    ("spec", "kind", "labels"),
+    [("10%", LabelRate, 20), ("0.1", LabelRate, 20), ("25", LabelCount, 25), ("1", LabelCount, 1)],
 )
-def test_parse_budget(spec: str, labels: int) -> None:
-    assert parse_budget(spec, 200) == labels
+def test_a_share_is_a_paced_rate_and_a_whole_number_a_count(
+    spec: str, kind: type, labels: int
+) -> None:
+    spend, allowed = run_budget(spec, 200)
+    assert isinstance(spend, kind) and allowed == labels
+
+
+@pytest.mark.parametrize("spec", [" 0.004 ", "201", "100%", "-3", "ten"])
+def test_a_budget_that_cannot_be_spent_is_refused(spec: str) -> None:
+    with pytest.raises(BudgetError):
+        run_budget(spec, 200)
 
 
 @pytest.mark.parametrize("spec", ["10%", "0.1", "25"])
 def test_labels_spent_within_budget(csv: Path, spec: str) -> None:
     result = api(csv, budget=spec, compare="RS")
-    assert result.budget == parse_budget(spec, 200)
+    assert result.budget == run_budget(spec, 200)[1]
     assert result.trace.n_acquired <= result.budget
     assert result.labels["RS"] <= result.budget
+
+
+def test_a_rate_spreads_the_labels_over_the_stream(tmp_path: Path) -> None:
+    # the outside test: CBEAL-6 with "10%" spent all its labels in the first fifth of the rows
+    data = write(line_frame(n=600, seed=4), tmp_path / "line.csv")
+    result = api(data, budget="10%", preset="CBEAL-6", compare="none", test_fraction=0.0)
+    steps = np.flatnonzero(result.trace.acquired)
+    n = result.split.n_stream
+    assert result.trace.n_acquired >= 0.9 * result.budget
+    assert 0.35 <= np.mean(steps < n / 2) <= 0.65  # about half in each half of the stream
 
 
 def test_test_set_is_the_most_recent_rows(csv: Path) -> None:
@@ -270,13 +293,13 @@ ERRORS = [
     ("base.csv", ["--initial", "90"], "too few rows"),
     ("base.csv", ["--initial", "0"], "--initial must be at least 1"),
     ("base.csv", ["--test-fraction", "1"], "--test-fraction must be in [0, 1)"),
-    ("base.csv", ["--budget", "0"], "must be positive"),
-    ("base.csv", ["--budget", "-5"], "must be positive"),
+    ("base.csv", ["--budget", "0"], "must be at least 1 label or a share"),
+    ("base.csv", ["--budget", "-5"], "must be at least 1 label or a share"),
     ("base.csv", ["--budget", "lots"], "cannot read the budget"),
     ("base.csv", ["--budget", "500"], "exceeds the stream of 74 rows"),
-    ("base.csv", ["--budget", "150%"], "more than 100%"),
+    ("base.csv", ["--budget", "150%"], "between 0 and 100 %"),
     ("base.csv", ["--preset", "CBEAL-66"], "unknown preset 'CBEAL-66'"),
-    ("base.csv", ["--agents", "LD1,RAL7"], "choose from LD1"),
+    ("base.csv", ["--agents", "LD1,RAL7"], "did you mean 'RAL4'? choose one of: LD1"),
     ("base.csv", ["--agents", "LD1"], "at least two different agents"),
     ("base.csv", ["--learner", "svn"], "did you mean 'svm'"),
     ("base.csv", ["--compare", "RS,USS"], "did you mean 'US'"),
@@ -317,7 +340,7 @@ def test_missing_pandas_says_what_to_install(
 ) -> None:
     monkeypatch.setitem(sys.modules, "pandas", None)
     assert cli(csv, tmp_path / "rep") == 2
-    assert "pip install 'cbeal[pandas]'" in capsys.readouterr().err
+    assert "pip install -e '.[pandas]'" in capsys.readouterr().err
 
 
 # ---------------------------------------------------------------------- review follow-ups
@@ -421,3 +444,211 @@ def test_rerun_removes_stale_outputs_and_out_must_be_a_folder(
     target.write_text("x")
     assert cli(csv, target, "--time", "when") == 2
     assert "is a file" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------- CSV dialects
+def _european(tmp_path: Path, name: str, frame: pd.DataFrame) -> Path:
+    path = tmp_path / name
+    frame.to_csv(path, index=False, sep=";", decimal=",")
+    return path
+
+
+def test_semicolons_and_decimal_commas_keep_every_feature(tmp_path: Path) -> None:
+    # the outside test: 9 features, 7 with decimals; a semicolon CSV lost those 7
+    frame = line_frame(n=200, seed=7)
+    frame["count_a"] = np.arange(200) % 7
+    frame["count_b"] = np.arange(200) % 5
+    frame["sensor4"] = 1000.0 * frame["sensor4"]  # big numbers: no thousands separators
+    frame["sensor5"] = frame["sensor0"] + 0.5
+    frame["sensor6"] = frame["sensor1"] - 0.5
+    data = _european(tmp_path, "eu.csv", frame)
+    assert "," in data.read_text().splitlines()[1]
+    result = api(data)
+    decimals = [*FEATURES, "sensor5", "sensor6"]
+    assert set(result.table.feature_names) == {*decimals, "count_a", "count_b"}
+    assert result.table.dialect.separator == ";"
+    assert set(result.table.dialect.decimal_comma) == set(decimals)
+    order = np.argsort(pd.to_datetime(frame["when"]).to_numpy(), kind="stable")
+    want = frame[list(result.table.feature_names)].to_numpy(dtype=float)[order]
+    np.testing.assert_allclose(result.table.X, want)
+
+
+def test_a_column_with_decimal_commas_and_points_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    frame = line_frame(n=120, seed=7)
+    text = frame.astype({"sensor2": str}).copy()
+    text["sensor2"] = [f"{1000 + 100 * abs(v):,.2f}".replace(",", " ") for v in frame["sensor2"]]
+    text["sensor2"] = text["sensor2"].str.replace(".", ",").str.replace(" ", ".")  # 1.234,56
+    data = _european(tmp_path, "thousands.csv", text)
+    assert cli(data, tmp_path / "o", "--time", "when") == 2
+    err = capsys.readouterr().err
+    assert "column 'sensor2' holds numbers with a decimal comma and numbers with a point" in err
+    assert "one decimal mark and no thousands separators" in err
+
+
+# ---------------------------------------------------------------------- the saved model
+@pytest.mark.parametrize("kind", ["bool", "int"])
+def test_the_saved_model_keeps_the_label_type_and_continues_with_a_new_budget(
+    tmp_path: Path, kind: str
+) -> None:
+    frame = line_frame(n=400, seed=8)
+    fail = (frame["quality"] == "fail").to_numpy()
+    frame["quality"] = fail if kind == "bool" else fail.astype(int)
+    data = write(frame, tmp_path / f"{kind}.csv")
+    assert cli(data, tmp_path / "rep", "--time", "when", "--compare", "none") == 0
+    model = CbeAL.load(tmp_path / "rep" / "model.cbeal")
+    user = pd.read_csv(data).sort_values("when", kind="stable")
+    labels = user["quality"].to_numpy()
+    assert labels.dtype == (bool if kind == "bool" else np.int64)
+    pred = model.predict(user[FEATURES])
+    assert pred.dtype == labels.dtype and set(model.classes_.tolist()) == {False, True}
+    assert 0.75 < np.mean(pred == labels)  # not the silent 0 % of text classes
+    new = user.iloc[-120:]  # new parts of the line
+    spent_before = model.budget_used_
+    assert model.budget_left <= 1  # the run spent its budget
+    model.renew_budget("10%")
+    assert model.budget_used_ == 0 and model.get_params()["budget"] == "10%"
+    trace = simulate(model, new[FEATURES], new["quality"].to_numpy())
+    allowed = np.floor(0.1 * np.arange(1, 121) + 1e-9)
+    assert np.all(np.cumsum(trace.acquired) <= allowed) and trace.n_acquired >= 8
+    assert model.budget_used_ == trace.n_acquired
+    n0 = json.loads((tmp_path / "rep" / "summary.json").read_text())["split"]["initial"]
+    assert len(model.labelled_pool[1]) == n0 + spent_before + trace.n_acquired
+    again = tmp_path / "again.cbeal"
+    model.set_params(budget=5).save(again)  # a count, from the next part on
+    loaded = CbeAL.load(again)
+    assert loaded.budget_left == 5 and str(loaded.budget_).startswith("5 labels from sample")
+    more = simulate(loaded, new[FEATURES], new["quality"].to_numpy())
+    assert more.n_acquired <= 5 and loaded.predict(new[FEATURES]).dtype == labels.dtype
+
+
+def test_an_imputer_inside_the_estimator_points_to_the_preprocessor() -> None:
+    from sklearn.impute import SimpleImputer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    s = make_stream(n=200, random_state=1)
+    X0 = s.X0.copy()
+    X0[2, 1] = np.nan
+    estimator = make_pipeline(SimpleImputer(), LogisticRegression())
+    model = CbeAL.from_preset("CBEAL-6", estimator=estimator, budget=10)
+    with pytest.raises(InvalidInputError, match=r"give it a `preprocessor`, e\.g\. preprocessor="):
+        model.fit(X0, s.y0)
+    X = s.X_stream[:5].copy()
+    X[3, 0] = np.nan
+    model.fit(s.X0, s.y0)
+    with pytest.raises(InvalidInputError, match="inside a Pipeline passed as the `estimator`"):
+        model.query_many(X)
+    fixed = CbeAL.from_preset(  # the fix the message names
+        "CBEAL-6",
+        estimator=LogisticRegression(),
+        preprocessor=make_pipeline(SimpleImputer(), StandardScaler()),
+        budget=10,
+    ).fit(X0, s.y0)
+    assert len(fixed.query_many(X)) == 5
+
+
+# ---------------------------------------------------------------------- the budget's meaning
+@pytest.mark.parametrize(
+    ("spec", "meaning", "words"),
+    [("10%", "paced rate", "'10%' is a share: a paced rate"), ("25", "count", "a count")],
+)
+def test_the_report_says_which_budget_meaning_it_used(
+    csv: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    spec: str,
+    meaning: str,
+    words: str,
+) -> None:
+    out = tmp_path / "rep"
+    assert cli(csv, out, "--time", "when", "--compare", "RS", "--budget", spec) == 0
+    console = capsys.readouterr().out
+    budget_line = next(line for line in console.splitlines() if line.startswith("budget: "))
+    assert budget_line.endswith(words)
+    info = json.loads((out / "summary.json").read_text())["budget"]
+    assert info["given"] == spec and info["meaning"] == meaning
+    assert info["in_words"] in budget_line and info["in_words"] in (out / "report.md").read_text()
+    report = (out / "report.md").read_text()
+    assert f"read as a **{meaning}**" in report
+    other = "count" if meaning == "paced rate" else "paced rate"
+    assert f"read as a **{other}**" not in report
+    assert ("staircase" in report) == (meaning == "paced rate")
+
+
+@pytest.mark.parametrize("spec", ["10%", "25"])
+def test_the_allowance_is_what_the_models_were_held_to(csv: Path, spec: str) -> None:
+    result = api(csv, budget=spec, compare="RS")
+    allowance = result.stats.budget.allowance
+    assert allowance.shape == (200,) and allowance[-1] == result.budget
+    if spec == "10%":  # a paced rate grows with the rows seen
+        np.testing.assert_array_equal(allowance, np.arange(1, 201) // 10)
+    else:
+        assert (allowance == 25).all()
+    for trace in result.traces.values():
+        assert np.all(np.cumsum(trace.acquired) <= allowance)
+
+
+# ---------------------------------------------------------------------- computed once
+def test_the_report_only_renders_numbers_the_run_step_computed(
+    csv: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cbeal.reports.tablerun import console_lines, write_report
+
+    result = api(csv, compare="RS,US", repeats=2)
+    stats = result.stats
+    assert set(stats.scores) == {RECOMMENDED, "RS", "US", "Initial", "All Training Data"}
+    assert [c.other for c in stats.comparisons] == ["RS", "US"]
+
+    def computes(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the report computed a statistic")
+
+    for target in (
+        "cbeal.tablerun.repeats.mean_se",
+        "cbeal.tablerun.repeats.paired",
+        "cbeal.tablerun.results.mean_se",
+        "cbeal.tablerun.results.paired",
+        "cbeal.tablerun.results.budget_use",
+        "cbeal.trace.Trace.summary",
+        "cbeal.evaluation.scores",
+        "cbeal.catalog.describe_budget",
+        "cbeal.tablerun.results.data_stats",
+        "cbeal.tablerun.results.score_table",
+        "cbeal.tablerun.results.comparisons",
+    ):
+        monkeypatch.setattr(target, computes)
+    report = write_report(result, tmp_path / "rep").read_text()
+    console_lines(result, tmp_path / "rep" / "report.md")
+    score = stats.scores[RECOMMENDED]["balanced_accuracy"]
+    assert f"{score.mean:.3f} ± {score.se:.3f}" in report
+    info = json.loads((tmp_path / "rep" / "summary.json").read_text())
+    assert info["cbeal_run"]["n_acquired"] == stats.cbeal["n_acquired"]
+    assert len(info["paired_wins"]) == sum(len(c.paired) for c in stats.comparisons)
+
+
+def test_the_readme_continues_the_saved_model_as_printed(tmp_path: Path) -> None:
+    import re
+    import subprocess
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    [code] = [
+        c
+        for c in re.findall(r"```python\n(.*?)```", readme, flags=re.S)
+        if c.startswith("# continue.py")
+    ]
+    frame = line_frame(n=400, seed=9).sort_values("when")
+    frame["quality"] = frame["quality"] == "fail"
+    write(frame.iloc[:300], tmp_path / "line3.csv")
+    write(frame.iloc[300:], tmp_path / "line3-new.csv")
+    assert cli(tmp_path / "line3.csv", tmp_path / "line3-report", "--time", "when") == 0
+    (tmp_path / "continue.py").write_text(code)
+    done = subprocess.run(
+        [sys.executable, "continue.py"], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    asked = int(done.stdout.split(" of ")[0])
+    assert 1 <= asked <= 10  # 10 % of 100 new parts, paced
+    model = CbeAL.load(tmp_path / "line3-report" / "model.cbeal")
+    assert len(model.pending) == asked and model.budget_used_ == asked

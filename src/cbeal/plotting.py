@@ -1,4 +1,4 @@
-"""Plots of stream runs (matplotlib; ``pip install cbeal[plot]``).
+"""Plots of stream runs (matplotlib; ``pip install -e '.[plot]'``).
 
 Every function draws on a given Axes (or a new one) and returns it, so figures can be
 composed; nothing here computes results.
@@ -180,19 +180,58 @@ def plot_budget(
     title: str = "",
     time: Any = None,
     time_label: str | None = None,
+    allowance: Any = None,
+    budget_label: str = "",
 ) -> Any:
-    """Labels spent against the budget over the stream."""
+    """Labels spent against what the budget allows, over the stream.
+
+    `allowance` holds, per stream sample, the most labels the budget allows so far: it
+    climbs along the stream for a paced rate (``floor(rate · t)``) and is flat for a count.
+    By default it is read from the trace's budget when that is a count or a share
+    (``trace.metadata["budget"]``), else only the spend is drawn.
+    """
     ax = _axes(ax)
     x = _x(len(trace), time)
-    ax.plot(x, np.cumsum(trace.acquired), label="labels spent", color=SERIES[0])
-    budget = trace.metadata.get("budget")
-    if budget:
-        ax.axhline(budget, color="black", ls="--", lw=1.0, label=f"budget {budget}")
+    spent = np.cumsum(trace.acquired)
+    if allowance is None:
+        allowance = _allowance(trace.metadata.get("budget"), len(trace))
+    if allowance is not None:
+        allowance = np.asarray(allowance)
+        if allowance.shape[0] != len(trace):
+            raise ValueError(f"allowance has {allowance.shape[0]} values for {len(trace)} samples")
+        # a wide grey band under the spend: visible where a method keeps to the limit
+        ax.step(
+            x,
+            allowance,
+            where="post",
+            color="#b0b0b0",
+            lw=4.0,
+            solid_capstyle="butt",
+            label=budget_label or "allowed by the budget",
+        )
+        top = max(int(allowance.max(initial=0)), int(spent.max(initial=0)), 1)
+        ax.set_ylim(0, 1.1 * top)
+    ax.step(x, spent, where="post", label="labels spent", color=SERIES[0], lw=1.5)
     _stream_axis(ax, x, time, time_label)
+    from matplotlib.ticker import MaxNLocator
+
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # labels are counted, not measured
     ax.set_ylabel("labels")
-    ax.set_title(title or "Label spend")
-    ax.legend(fontsize=8, loc="lower right")
+    ax.set_title(title or "Labels spent and the budget")
+    ax.legend(fontsize=8, loc="lower right")  # spend and allowance rise from the lower left
     return ax
+
+
+def _allowance(budget: Any, n: int) -> np.ndarray | None:
+    """The labels a count or share `budget` allows after each of `n` samples (None if it
+    is neither, e.g. the repr of a Budget object)."""
+    from cbeal.core import BudgetError, as_budget
+
+    try:
+        fresh = as_budget(budget)
+    except BudgetError:
+        return None
+    return np.array([fresh.left(t) for t in range(1, n + 1)])
 
 
 def plot_decision_boundaries(
@@ -288,9 +327,12 @@ def plot_run(
     positive: Any = None,
     time: Any = None,
     time_label: str | None = None,
+    allowance: Any = None,
+    budget_label: str = "",
 ) -> Any:
     """One figure of a run, panels sharing the stream (or time) axis: label requests,
-    agent weights, label spend against the budget and cumulative reward.
+    agent weights, label spend against the budget (`allowance`, `budget_label`: see
+    :func:`plot_budget`) and cumulative reward.
 
     Returns a :class:`matplotlib.figure.Figure` that is not registered with pyplot (safe in
     scripts and servers; save it with ``fig.savefig``).
@@ -304,7 +346,7 @@ def plot_run(
     plot_weights(
         trace, axes[1], title="Standardized agent weights (each agent's share of the vote)", **where
     )
-    plot_budget(trace, axes[2], **where)
+    plot_budget(trace, axes[2], allowance=allowance, budget_label=budget_label, **where)
     plot_cumulative_reward({name: trace}, axes[3], **where)
     for ax in axes[:-1]:
         ax.set_xlabel("")

@@ -119,7 +119,7 @@ def simulate(
             "model": type(model).__name__,
             "params": repr(model),
             "random_state": repr(model.random_state),
-            "budget": budget if isinstance(budget, (int, float, str)) else repr(budget),
+            "budget": budget if isinstance(budget, (int, float, str)) else str(budget),
             "delay": delay,
             "cbeal_version": __version__,
         },

@@ -62,11 +62,11 @@ class Trace:
         }
 
     def to_frame(self) -> Any:
-        """A pandas DataFrame, one row per step (needs ``pip install cbeal[pandas]``)."""
+        """A pandas DataFrame, one row per step (needs ``pip install -e '.[pandas]'``)."""
         try:
             import pandas as pd
         except ImportError as exc:  # pragma: no cover - depends on the environment
-            raise ImportError("Trace.to_frame needs pandas: pip install 'cbeal[pandas]'") from exc
+            raise ImportError("Trace.to_frame needs pandas: pip install -e '.[pandas]'") from exc
         cols: dict[str, Any] = {
             "t": np.arange(len(self)),
             "acquired": self.acquired,

@@ -1,8 +1,8 @@
 """Adapters to the libraries cbeal's users already work with (optional extras).
 
-* :mod:`cbeal.adapters.river` (``pip install cbeal[river]``): a cbeal model as a river
+* :mod:`cbeal.adapters.river` (``pip install -e '.[river]'``): a cbeal model as a river
   active learner, and river classifiers as cbeal's learner.
-* :mod:`cbeal.adapters.skactiveml` (``pip install cbeal[skactiveml]``): a cbeal ensemble
+* :mod:`cbeal.adapters.skactiveml` (``pip install -e '.[skactiveml]'``): a cbeal ensemble
   behind scikit-activeml's stream ``query``/``update`` protocol, and scikit-activeml's
   stream strategies as cbeal agents.
 

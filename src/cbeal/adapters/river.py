@@ -1,4 +1,4 @@
-"""cbeal in river's world (``pip install cbeal[river]``).
+"""cbeal in river's world (``pip install -e '.[river]'``).
 
 * :class:`CbealActiveClassifier` is a river active learner: ``predict_one(x) -> (y_pred,
   ask)`` and ``learn_one(x, y)`` on dict samples. It subclasses river's
@@ -20,7 +20,7 @@ try:
 except ImportError as exc:  # the extra is missing: say how to install it
     raise ImportError(
         "cbeal.adapters.river needs the optional package river; install it with "
-        "`pip install cbeal[river]`"
+        "`pip install -e '.[river]'`"
     ) from exc
 
 from cbeal.adapters.river_learner import RiverClassifier

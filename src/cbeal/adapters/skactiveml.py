@@ -1,4 +1,4 @@
-"""cbeal and scikit-activeml, both ways (``pip install cbeal[skactiveml]``).
+"""cbeal and scikit-activeml, both ways (``pip install -e '.[skactiveml]'``).
 
 * :class:`CbealStreamStrategy` puts a CbeAL ensemble behind scikit-activeml's stream
   protocol, ``query(candidates, clf, ...)`` then ``update(candidates, queried_indices)``,

@@ -38,7 +38,7 @@ _NEEDS_FREQUENCIES = ("StreamProbabilisticAL",)
 
 _INSTALL_HINT = (
     "scikit-activeml strategies need the optional package scikit-activeml; install it with "
-    "`pip install cbeal[skactiveml]`"
+    "`pip install -e '.[skactiveml]'`"
 )
 
 

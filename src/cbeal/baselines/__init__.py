@@ -3,13 +3,12 @@
 Run one with :class:`cbeal.SingleAgentLearner` (``epsilon=0``) to get the paper's rows RS,
 US, DBALStream and QBC-PYP, plus the extra baselines VariableUncertainty and Split, and
 EntropyAgent (entropy sampling paced to a budget share, added for the benchmark suite).
+Their names (RS, US, VU, ENT, …) are resolved by :mod:`cbeal.catalog`.
 """
 
 from cbeal.baselines.dbal_stream import DBALStreamAgent
 from cbeal.baselines.entropy import EntropyAgent
-from cbeal.baselines.presets import preset_pool
 from cbeal.baselines.qbc_pyp import QBCPYPAgent
-from cbeal.baselines.registry import BASELINES, baseline_agent
 from cbeal.baselines.simple import (
     RandomAgent,
     SplitAgent,
@@ -18,7 +17,6 @@ from cbeal.baselines.simple import (
 )
 
 __all__ = [
-    "BASELINES",
     "DBALStreamAgent",
     "EntropyAgent",
     "QBCPYPAgent",
@@ -26,6 +24,4 @@ __all__ = [
     "SplitAgent",
     "UncertaintyAgent",
     "VariableUncertaintyAgent",
-    "baseline_agent",
-    "preset_pool",
 ]

@@ -4,7 +4,7 @@ The data files are part of the package, so nothing is downloaded. Each loader re
 :class:`Dataset` of numpy arrays in stream (time) order, with NaN kept as NaN. The first
 load in a process reads the packaged files, checks the SHA-256 of their content and caches
 the parsed arrays. Every call returns fresh copies. Pass ``as_frame=True`` to also get a
-pandas DataFrame (``pip install cbeal[pandas]``).
+pandas DataFrame (``pip install -e '.[pandas]'``).
 
 ============================  ============  =========  =============================
 loader                        shape         positives  time axis

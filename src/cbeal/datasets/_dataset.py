@@ -95,7 +95,7 @@ def import_pandas() -> Any:
     except ImportError as exc:
         raise ImportError(
             "as_frame=True needs pandas, which is not installed. Install it with "
-            "`pip install cbeal[pandas]` (or `pip install pandas`), or load the dataset "
+            "`pip install -e '.[pandas]'` (or `pip install pandas`), or load the dataset "
             "with as_frame=False to get numpy arrays."
         ) from exc
     return pandas

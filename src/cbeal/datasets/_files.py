@@ -46,7 +46,10 @@ EXPECTED_SHA256: dict[str, str] = {
     "Faults27x7_var": "887dbfa140b48877b706865ef277550dc0203699243c600e24bfe8b090a9a953",
 }
 
-_REINSTALL = "Reinstall cbeal (pip install --force-reinstall --no-deps cbeal) to restore it."
+_REINSTALL = (
+    "Reinstall cbeal (pip install --force-reinstall --no-deps -e . in the cbeal folder) to "
+    "restore it."
+)
 
 
 class DataIntegrityError(CbealError, OSError):

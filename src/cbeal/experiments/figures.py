@@ -8,9 +8,9 @@ from typing import Any
 
 import numpy as np
 
+from cbeal.catalog import learner as make_learner
 from cbeal.experiments.methods import METHODS
 from cbeal.experiments.scenarios import scenario
-from cbeal.learners.registry import make_learner
 from cbeal.simulation import simulate
 from cbeal.streams import make_stream
 from cbeal.trace import Trace

@@ -6,9 +6,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from cbeal.catalog import AGENTS
 from cbeal.models import StreamLearner
 
-__all__ = ["Builder", "Method"]
+__all__ = ["Builder", "Method", "paper_agents"]
 
 #: ``build(estimator, budget, n_stream, seed)`` → an unfitted stream model
 Builder = Callable[[Any, int, int, int], StreamLearner]
@@ -29,3 +30,12 @@ class Method:
     family: str
     build: Builder | None
     full: bool = False
+
+
+def paper_agents(kind: str) -> tuple[str, ...]:
+    """The paper's agents of `kind` (``"exploration"`` or ``"exploitation"``), table order.
+
+    >>> paper_agents("exploration")
+    ('LD1', 'LD2', 'LD3', 'SPF1')
+    """
+    return tuple(n for n, e in AGENTS.items() if e.family == "paper" and e.kind == kind)

@@ -1,7 +1,7 @@
 """Every method of the simulation study, by the name its table row uses (spec §6, §7).
 
 scikit-activeml's own strategies (the "crosscheck" family) are listed only where that
-library is installed (``pip install cbeal[bench]``).
+library is installed (``pip install -e '.[bench]'``).
 """
 
 from __future__ import annotations
@@ -9,13 +9,17 @@ from __future__ import annotations
 import importlib.util
 from typing import Any
 
-from cbeal.baselines import BASELINES, baseline_agent
+from cbeal.catalog import agent
 from cbeal.core import Exp4P, LabelRate, ParameterError, preset_agents, single_agent
+from cbeal.core.presets import PRESETS as PAPER_PRESETS
 from cbeal.evaluation import REFERENCES
-from cbeal.experiments.method import Builder, Method
+from cbeal.experiments.method import Builder, Method, paper_agents
 from cbeal.models import CbeAL, SingleAgentLearner, StreamLearner
 
-__all__ = ["METHODS", "Method", "baseline_learner", "method_names"]
+__all__ = ["BASELINES", "METHODS", "Method", "baseline_learner", "method_names"]
+
+#: the baselines' rows, by the names the result tables use (catalog names or aliases)
+BASELINES = ("RS", "US", "DBALStream", "QBC-PYP", "VariableUncertainty", "Split")
 
 
 def _single(name: str, epsilon: float) -> Builder:
@@ -52,7 +56,7 @@ def _cbeal(preset: str, *, ewma: bool = True, paced: bool = False) -> Builder:
 def baseline_learner(name: str, est: Any, budget: int, n_stream: int, seed: int) -> StreamLearner:
     """Baseline `name` as a stream model: its agent alone, ε = 0, budget fraction B / n."""
     return SingleAgentLearner(
-        agent=baseline_agent(name, budget / n_stream),
+        agent=agent(name, budget / n_stream),
         name=name,
         epsilon=0.0,
         estimator=est,
@@ -70,15 +74,9 @@ def _baseline(name: str) -> Builder:
 
 def _methods() -> dict[str, Method]:
     rows = [
-        *(Method(a, "explore", _single(a, 0.0), full=True) for a in ("LD1", "LD2", "LD3", "SPF1")),
-        *(
-            Method(a, "exploit", _single(a, 0.01), full=True)
-            for a in ("RAL1", "RAL2", "RAL3", "RAL4")
-        ),
-        *(
-            Method(p, "cbeal", _cbeal(p))
-            for p in ("CBEAL-2", "CBEAL-4", "CBEAL-4*", "CBEAL-6", "CBEAL-8")
-        ),
+        *(Method(a, "explore", _single(a, 0.0), full=True) for a in paper_agents("exploration")),
+        *(Method(a, "exploit", _single(a, 0.01), full=True) for a in paper_agents("exploitation")),
+        *(Method(p, "cbeal", _cbeal(p)) for p in PAPER_PRESETS),
         Method("CBEAL-6 (no EWMA)", "cbeal", _cbeal("CBEAL-6", ewma=False)),
         Method("CBEAL-6 (paced)", "pacing", _cbeal("CBEAL-6", paced=True)),
         *(

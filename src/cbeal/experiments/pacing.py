@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
+from cbeal.catalog import learner as make_learner
 from cbeal.experiments.runner import RunConfig, run_grid
 from cbeal.experiments.scenarios import SCENARIOS, scenario
-from cbeal.learners.registry import make_learner
 from cbeal.provenance import git_sha
 from cbeal.simulation import simulate
 

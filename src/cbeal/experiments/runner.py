@@ -14,11 +14,11 @@ from typing import Any
 
 import numpy as np
 
+from cbeal.catalog import learner as make_learner
 from cbeal.evaluation import accuracy, fit_reference
 from cbeal.experiments.methods import METHODS, method_names
 from cbeal.experiments.scenarios import SCENARIOS, Scenario
 from cbeal.experiments.tasks import TaskFile, read_rows, run_tasks
-from cbeal.learners.registry import make_learner
 from cbeal.provenance import provenance
 from cbeal.simulation import simulate
 

@@ -8,7 +8,7 @@ budget ``B`` and the same seed. Differences between "RS" and "RS (skactiveml)" a
 therefore come from the strategies alone. ``benchmarks/crosscheck_baselines.py`` runs the
 comparison.
 
-scikit-activeml is an optional dependency (``pip install cbeal[skactiveml]``); it is imported
+scikit-activeml is an optional dependency (``pip install -e '.[skactiveml]'``); it is imported
 only when an agent is fitted, so this module imports without it.
 """
 

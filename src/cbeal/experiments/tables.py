@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from cbeal.experiments.method import paper_agents
 from cbeal.reports.document import markdown_table
 
 __all__ = [
@@ -20,8 +21,8 @@ __all__ = [
     "wins",
 ]
 
-EXPLORE = ("LD1", "LD2", "LD3", "SPF1")
-EXPLOIT = ("RAL1", "RAL2", "RAL3", "RAL4")
+EXPLORE = paper_agents("exploration")
+EXPLOIT = paper_agents("exploitation")
 KEYS = ["ds", "pc", "sp", "n"]
 
 # table -> (metric, rows in the paper's order)

@@ -74,7 +74,7 @@ def run_tasks(
     """Call ``fn(*task)`` for every task, in parallel, with a progress bar.
 
     ``backend``: ``"loky"`` (local processes), ``"threading"``, ``"dask"`` or ``"ray"``
-    (``pip install cbeal[dask]`` / ``cbeal[ray]``). For Dask and Ray, ``cluster`` is the
+    (``pip install -e '.[dask]'`` / ``.[ray]``). For Dask and Ray, ``cluster`` is the
     address of a running cluster (Dask: ``"tcp://host:8786"``; Ray: ``"ray://host:10001"``
     or ``"auto"``); without it an existing client of this process is used, or a local
     cluster of ``n_jobs`` workers is started here and shut down at the end. The results do

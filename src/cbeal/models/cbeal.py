@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from cbeal.baselines import preset_pool
+from cbeal.catalog import agent_entry, budget_share, preset_entry
 from cbeal.core import (
     AgentEnsemble,
     Exp4P,
@@ -18,9 +18,7 @@ from cbeal.core import (
     preset_agents,
 )
 from cbeal.core.agent import Agent
-from cbeal.core.presets import EXTENDED_PRESETS, RECOMMENDED, preset_solver
-from cbeal.models import fusion_presets
-from cbeal.models.fusion_presets import FUSION_PRESETS, fusion_of, fusion_pool
+from cbeal.models.fusion_presets import fusion_of
 from cbeal.models.stream import StreamLearner
 
 __all__ = ["CbeAL"]
@@ -92,19 +90,20 @@ class CbeAL(StreamLearner):
 
     @classmethod
     def _unit_test_params(cls) -> list[dict[str, Any]]:
-        from cbeal.learners.registry import make_learner
+        from cbeal.catalog import learner
+        from cbeal.models.fusion_presets import fusion_pool
 
         return [
             {
                 "agents": preset_agents("CBEAL-4"),
-                "estimator": make_learner("logreg"),
+                "estimator": learner("logreg"),
                 "budget": 9,
                 "random_state": 3,
             },
             {  # score fusion with every kind of member, the committee's refits included
                 "agents": fusion_pool(("RAL1", "ENT", "QBC", "DWU", "MIN", "SPF1"), 0.1),
                 "fusion": fusion_of("evidence"),
-                "estimator": make_learner("logreg"),
+                "estimator": learner("logreg"),
                 "budget": 0.1,
                 "random_state": 3,
             },
@@ -145,7 +144,8 @@ class CbeAL(StreamLearner):
     def from_preset(
         cls, name: str | None = None, *, budget_fraction: float | None = None, **params: Any
     ) -> CbeAL:
-        """A CbeAL with the agents of preset `name`.
+        """A CbeAL with the agents and bandit options of preset `name` (see
+        :mod:`cbeal.catalog`).
 
         The paper's presets are CBEAL-2, -4, -4*, -6 and -8 (its Tables 1 and A), voting
         with Exp4.P-EWMA as in the paper. Without a name: the recommended preset,
@@ -156,43 +156,48 @@ class CbeAL(StreamLearner):
         EWMA chart). Both pace to the budget as a share of the stream: give `budget` as a
         rate (e.g. ``0.05``) or pass ``budget_fraction=B / n`` with a count.
         """
-        default = fusion_presets.RECOMMENDED or RECOMMENDED
-        key = (default if name is None else name).upper().replace("_", "-")
-        if key in FUSION_PRESETS:
-            return cls._from_fusion_preset(key, budget_fraction, params)
-        if key not in EXTENDED_PRESETS:
-            return cls(agents=preset_agents(key), **params)
-        share = budget_fraction if budget_fraction is not None else _share(params.get("budget"))
-        if share is None:
-            raise ParameterError(
-                f"{key} paces its agents to a share of the stream: give the budget as a rate "
-                "(e.g. budget=0.05) or pass budget_fraction=B/n with a count budget"
-            )
-        params.setdefault("solver", preset_solver(key))
-        params.setdefault("epsilon", EXTENDED_PRESETS[key]["epsilon"])
-        return cls(agents=preset_pool(key, share), **params)
+        entry = preset_entry(name)
+        share = budget_fraction
+        if share is None and entry.paces and params.get("budget") is not None:
+            share = budget_share(params["budget"])  # other presets check the budget in fit
+        if entry.fusion is not None:
+            # score fusion: one pacer for the whole ensemble instead of the bandit's vote
+            if share is None:
+                raise ParameterError(
+                    f"{entry.name} paces one budget over the fused score: give the budget "
+                    "as a rate (e.g. budget=0.05) or pass budget_fraction=B/n with a count"
+                )
+            options = {} if budget_fraction is None else {"budget_fraction": float(share)}
+            params.setdefault("fusion", fusion_of(entry.fusion["weights"], **options))
+        else:
+            params.setdefault("solver", entry.make_solver())
+        params.setdefault("epsilon", entry.epsilon)
+        return cls(agents=entry.pool(share), **params)
 
     @classmethod
-    def _from_fusion_preset(
-        cls, key: str, budget_fraction: float | None, params: dict[str, Any]
+    def from_agents(
+        cls,
+        agents: Sequence[str | Agent | tuple[str, Agent]],
+        *,
+        budget_fraction: float | None = None,
+        **params: Any,
     ) -> CbeAL:
-        spec = FUSION_PRESETS[key]
-        share = budget_fraction if budget_fraction is not None else _share(params.get("budget"))
-        if share is None:
-            raise ParameterError(
-                f"{key} paces one budget over the fused score: give the budget as a rate "
-                "(e.g. budget=0.05) or pass budget_fraction=B/n with a count budget"
-            )
-        options = {} if budget_fraction is None else {"budget_fraction": float(budget_fraction)}
-        params.setdefault("fusion", fusion_of(spec["weights"], **options))
-        params.setdefault("epsilon", spec["epsilon"])
-        agents = fusion_pool(spec["agents"], share, params.get("estimator"))
-        return cls(agents=agents, **params)
+        """A CbeAL with your own agents, in the order given: agent objects, (name, agent)
+        pairs, or catalog names such as ``"LD2"`` or ``"ENT"`` (agents that pace themselves
+        are built for `budget_fraction`, or the rate of `budget`).
 
-    @classmethod
-    def from_agents(cls, agents: Sequence[Agent | tuple[str, Agent]], **params: Any) -> CbeAL:
-        """A CbeAL with your own agents (or (name, agent) pairs), in the order given."""
-        return cls(agents=list(agents), **params)
+        >>> [n for n, _ in CbeAL.from_agents(["LD2", "ENT"], budget=0.05, estimator=None).agents]
+        ['LD2', 'ENT']
+        """
+        share = budget_fraction
+        paces = any(isinstance(a, str) and agent_entry(a).paces for a in agents)
+        if share is None and paces and params.get("budget") is not None:
+            share = budget_share(params["budget"])
+        pool = [
+            (agent_entry(a).name, agent_entry(a).build(share)) if isinstance(a, str) else a
+            for a in agents
+        ]
+        return cls(agents=pool, **params)
 
     def _make_policy(self) -> AgentEnsemble | ScoreFusion:
         if self.fusion is None:
@@ -211,7 +216,7 @@ class CbeAL(StreamLearner):
             raise ParameterError("give the agents to CbeAL, not to its ScoreFusion")
         share = self.fusion.budget_fraction
         if share is None:
-            share = _share(self.budget)
+            share = budget_share(self.budget)
         if share is None:
             raise ParameterError(
                 "score fusion paces the budget to a share of the samples: give the budget as "
@@ -233,11 +238,3 @@ class CbeAL(StreamLearner):
         if isinstance(policy, ScoreFusion):
             return policy.weights_now()
         return np.asarray(policy.solver_.weights())  # type: ignore[attr-defined]
-
-
-def _share(budget: Any) -> float | None:
-    """The share of the stream a rate budget allows (None for a count or no budget)."""
-    if budget is None:
-        return None
-    spec = as_budget(budget)
-    return float(spec.rate) if isinstance(spec, LabelRate) else None

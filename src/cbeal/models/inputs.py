@@ -23,6 +23,24 @@ from cbeal.core.validation import check_features, check_sample
 
 __all__ = ["Inputs", "names_of"]
 
+# Missing values without a preprocessor: say where an imputer has to go.
+_IMPUTE = (
+    " To impute them inside the model, give it a `preprocessor`, e.g. "
+    "preprocessor=make_pipeline(SimpleImputer(), StandardScaler()); an imputer inside a "
+    "Pipeline passed as the `estimator` comes too late, because the agents measure the "
+    "features before the estimator sees them."
+)
+
+
+def _raw_features(X: Any, n_features: int | None, what: str) -> np.ndarray:
+    """:func:`check_features` for a model without a preprocessor, pointing to one."""
+    try:
+        return check_features(X, n_features, what=what)
+    except InvalidInputError as exc:
+        if "NaN" not in str(exc):
+            raise
+        raise InvalidInputError(f"{exc}{_IMPUTE}") from None
+
 
 def shape_of(X: Any) -> tuple[int, ...]:
     """The shape of a table without numpy's dispatch (which some array-likes refuse)."""
@@ -65,7 +83,7 @@ class Inputs:
         """Learn the input step from ``X0``; returns it and the features of ``X0``."""
         names = names_of(X0)
         if preprocessor is None:
-            Z = check_features(X0, what="X0")
+            Z = _raw_features(X0, None, "X0")
             return cls(names, Z.shape[1], None), Z
         from cbeal.learners.preprocess import fitted_transform
 
@@ -84,7 +102,7 @@ class Inputs:
         else:
             self._check_names(names_of(X), what)
         if self.transform is None:
-            return check_features(X, self.n_features, what=what)
+            return _raw_features(X, self.n_features, what)
         if len(shape_of(X)) != 2:
             raise InvalidInputError(
                 f"{what} must be 2-D (n_samples, n_features); got shape {shape_of(X)}. "

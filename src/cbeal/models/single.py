@@ -33,13 +33,13 @@ class SingleAgentLearner(StreamLearner):
 
     @classmethod
     def _unit_test_params(cls) -> list[dict[str, Any]]:
+        from cbeal.catalog import learner
         from cbeal.core import SpaceFillingAgent
-        from cbeal.learners.registry import make_learner
 
         return [
             {
                 "agent": SpaceFillingAgent(),
-                "estimator": make_learner("logreg"),
+                "estimator": learner("logreg"),
                 "budget": 9,
                 "random_state": 3,
             }

@@ -19,6 +19,7 @@ import math
 import re
 import threading
 import uuid
+import warnings
 from abc import abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -39,6 +40,7 @@ from cbeal.core import (
     Proposal,
     as_budget,
 )
+from cbeal.core.budget import LabelRate
 from cbeal.core.validation import (
     check_features,
     check_labels,
@@ -49,12 +51,15 @@ from cbeal.core.validation import (
 from cbeal.learners.adapter import LearnerAdapter, check_estimator_has_proba
 from cbeal.learners.conventions import NotFittedError, classifier_tags, column_or_1d
 from cbeal.models.inputs import Inputs
+from cbeal.models.renewal import RenewedBudget
 
 __all__ = ["StreamLearner"]
 
 M = TypeVar("M", bound="StreamLearner")
+_NOTHING = object()
 _GUARD = threading.Lock()  # creates each model's own lock exactly once
 _PREFIX = re.compile(r"^[A-Za-z0-9_.][A-Za-z0-9_.-]{0,99}$")
+_LIVE = frozenset({"refit_every", "reward", "penalty"})  # parameters read at every step
 
 
 @dataclass(frozen=True)
@@ -505,10 +510,102 @@ class StreamLearner(Params):
         self._check_fitted()
         return self._learner.version
 
+    # ------------------------------------------------------------------ budget
+    def renew_budget(self: M, budget: Any, *, budget_fraction: float | None = None) -> M:
+        """Give the running model a new budget, counted from the next sample; returns self.
+
+        A count (``50``) allows that many more labels; a share (``"10%"``, ``0.1``) paces
+        them from the next sample on: ``t`` samples later at most ``floor(0.1 · t)``. Labels
+        spent before, pending ones included, stay charged to the budget that ends (their
+        labels can still be delivered; cancelling one refunds nothing), so the new budget
+        is never exceeded. Everything else continues: the learner, the labelled pool, the
+        agents and the bandit's weights.
+
+        Agents that pace themselves to a share of the stream (those with a
+        ``budget_fraction``, such as ENT and VU) are re-paced to `budget_fraction`, else
+        to the share of a rate; with a count and no `budget_fraction` they keep their pace.
+        `budget` also becomes the ``budget`` parameter, with which a later :meth:`fit`
+        starts a new stream. ``set_params(budget=...)`` on a fitted model calls this.
+
+        >>> from sklearn.linear_model import LogisticRegression
+        >>> from cbeal import CbeAL, make_stream, simulate
+        >>> s = make_stream(n=300, random_state=0)
+        >>> model = CbeAL.from_preset(estimator=LogisticRegression(), budget=0.1,
+        ...                           random_state=0).fit(s.X0, s.y0)
+        >>> _ = simulate(model, s.X_stream[:150], s.y_stream[:150])
+        >>> str(model.renew_budget(20).budget_), model.budget_left
+        ('20 labels from sample 151 on', 20)
+        """
+        with self._mutex:
+            self._check_fitted()
+            renewed = RenewedBudget(budget=budget, after=self.t_).start()  # checks `budget`
+            fresh = renewed.budget_
+            share = budget_fraction
+            if share is None and isinstance(fresh, LabelRate):
+                share = float(fresh.rate)
+            if share is not None and not (
+                isinstance(share, (int, float)) and not isinstance(share, bool) and 0 < share <= 1
+            ):
+                raise ParameterError(
+                    f"budget_fraction must be the share of the coming samples the budget "
+                    f"allows, in (0, 1], got {budget_fraction!r}"
+                )
+            self.budget = budget
+            self.budget_ = renewed
+            if share is not None:
+                self._repace(float(share))
+        return self
+
+    def _repace(self, share: float) -> None:
+        """Set `share` as the ``budget_fraction`` of every agent that has one: the running
+        ones and the templates a later :meth:`fit` copies."""
+        agents: list[Params] = [a for _, a in self.policy_.named_agents]
+        stack = list(self.get_params(deep=False).values())
+        while stack:
+            value = stack.pop()
+            if isinstance(value, (list, tuple)):
+                stack.extend(value)
+            elif isinstance(value, Params) and "budget_fraction" in value.get_params(deep=False):
+                agents.append(value)
+        for agent in agents:
+            if "budget_fraction" in agent.get_params(deep=False):
+                agent.set_params(budget_fraction=share)
+
+    def set_params(self: M, **params: Any) -> M:
+        """Set parameters, nested ones as ``name__param``; unknown names raise an error.
+
+        On a fitted model nothing is silently ignored: a new ``budget`` applies from the
+        next sample on (:meth:`renew_budget`); ``refit_every``, ``reward`` and ``penalty``
+        are read at every step and apply at once; every other parameter is fixed when
+        :meth:`fit` starts a stream, and a warning says that it waits for the next fit.
+        """
+        with self._mutex:
+            if "policy_" not in self.__dict__:
+                return super().set_params(**params)
+            rest = dict(params)
+            budget = rest.pop("budget", _NOTHING)
+            if budget is not _NOTHING:
+                as_budget(budget)  # a bad budget changes nothing
+            super().set_params(**rest)
+            if budget is not _NOTHING:
+                self.renew_budget(budget)
+            later = sorted({key.partition("__")[0] for key in rest} - _LIVE)
+            if later:
+                verb = "takes" if len(later) == 1 else "take"
+                warnings.warn(
+                    f"{', '.join(later)} of this fitted {type(self).__name__} only {verb} "
+                    "effect when fit(X0, y0) starts a new stream; until then it keeps deciding "
+                    "as fitted (a new budget applies at once: renew_budget)",
+                    UserWarning,
+                    stacklevel=2,
+                )
+        return self
+
     # ------------------------------------------------------------------ state
     @property
     def budget_used_(self) -> int:
-        """Labels spent: acquisitions, pending ones included, minus refunded cancellations."""
+        """Labels spent from the budget in force (since :meth:`renew_budget`, if called):
+        acquisitions, pending ones included, minus refunded cancellations."""
         self._check_fitted()
         return self.budget_.spent_
 

@@ -1,6 +1,11 @@
-"""Reports: a small document model (Markdown or self-contained HTML) and the report folder of
-``cbeal run``."""
+"""Reports: a small generic document model, rendered to Markdown or self-contained HTML
+(:mod:`.document`), and a report folder that is never left half-written (:mod:`.folder`).
 
-from cbeal.reports.document import Block, to_html, to_markdown
+The report of ``cbeal run`` is built on them in :mod:`cbeal.reports.tablerun`; it renders
+numbers the run step computed and computes none.
+"""
 
-__all__ = ["Block", "to_html", "to_markdown"]
+from cbeal.reports.document import Block, markdown_table, to_html, to_markdown
+from cbeal.reports.folder import Staging, check_out
+
+__all__ = ["Block", "Staging", "check_out", "markdown_table", "to_html", "to_markdown"]

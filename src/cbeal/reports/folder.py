@@ -8,7 +8,7 @@ place only at the end: until then a previous report stays as it was, and an inte
 or error removes the temporary folder and leaves no partial file behind.
 
 Only the files this module is told about are replaced or removed; anything else in the
-folder (the user's own files, say with ``--out .``) is never touched.
+folder (the user's own files, say when `out` is the current folder) is never touched.
 """
 
 from __future__ import annotations

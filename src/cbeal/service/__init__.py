@@ -1,4 +1,4 @@
-"""The annotation service (``cbeal serve``; ``pip install cbeal[service]``).
+"""The annotation service (``cbeal serve``; ``pip install -e '.[service]'``).
 
 Machines send samples, cbeal decides at once which ones an expert should label, the
 expert labels them minutes or hours later, the model learns from each label — and nothing

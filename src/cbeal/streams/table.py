@@ -1,11 +1,13 @@
 """A user's own table (CSV, TSV, text or Parquet) as a labelled stream, for ``cbeal run``.
 
-:func:`load_table` reads the file, checks everything a run needs (the label, time and
-feature columns exist, features are numeric, every row has a label, there are two classes)
-and returns a :class:`Table` of numpy arrays in stream order: sorted by the time column
-(stable, so ties keep file order) or else in file order. Every problem raises an
-:class:`~cbeal.core.InvalidInputError` whose message says what to do. Reading needs pandas
-(``pip install cbeal[pandas]``, which includes pyarrow for Parquet).
+:func:`load_table` reads the file (in its dialect: separator and decimal commas, see
+:mod:`cbeal.streams.tablefile`), checks everything a run needs (the label, time and feature
+columns exist, features are numeric, every row has a label, there are two classes) and
+returns a :class:`Table` of numpy arrays in stream order: sorted by the time column
+(stable, so ties keep file order) or else in file order. Labels keep their type (booleans,
+whole numbers, text). Every problem raises an :class:`~cbeal.core.InvalidInputError` whose
+message says what to do. Reading needs pandas (``pip install -e '.[pandas]'``, which
+includes pyarrow for Parquet).
 """
 
 from __future__ import annotations
@@ -13,17 +15,24 @@ from __future__ import annotations
 import difflib
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from cbeal.core.exceptions import InvalidInputError
+from cbeal.streams.tablefile import (
+    SUPPORTED_EXTENSIONS,
+    Dialect,
+    decimal_commas,
+    read_file,
+    read_frame,
+)
+from cbeal.streams.tablefile import names as _names
+from cbeal.streams.tablefile import pandas as _pandas
 
-__all__ = ["SUPPORTED_EXTENSIONS", "Table", "load_table", "read_frame"]
-
-SUPPORTED_EXTENSIONS = (".csv", ".tsv", ".txt", ".parquet", ".pq")
+__all__ = ["SUPPORTED_EXTENSIONS", "Dialect", "Table", "load_table", "read_frame"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -35,7 +44,7 @@ class Table:
     X : float64 array (n_rows, n_features)
         Raw feature values, NaN where missing (imputation is the preprocessing's job).
     y : array (n_rows,)
-        Labels: integers, floats or strings, as in the file.
+        Labels of the type the file holds: booleans, whole numbers (``1.0`` is 1) or text.
     row : int64 array (n_rows,)
         Position of each row in the file (0 = first data row, header not counted).
     time : array of str or None
@@ -50,6 +59,8 @@ class Table:
         Column names; ``time_column`` is None when rows keep file order.
     path, sha256, shape
         The file, the SHA-256 of its bytes and its (rows, columns) shape.
+    dialect : Dialect
+        How the file was read: its separator and the columns read with decimal commas.
     """
 
     X: np.ndarray
@@ -65,6 +76,7 @@ class Table:
     shape: tuple[int, int]
     time_value: np.ndarray | None = None
     ids: dict[str, np.ndarray] = field(default_factory=dict)
+    dialect: Dialect = field(default_factory=Dialect)
 
     @property
     def n_rows(self) -> int:
@@ -77,95 +89,6 @@ class Table:
 
 
 MAX_CLASSES = 50  # more distinct labels than this is almost surely not a class label
-
-
-def _pandas() -> Any:
-    try:
-        import pandas as pd
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError(
-            "reading a data file needs pandas (and pyarrow for Parquet): "
-            "pip install 'cbeal[pandas]'"
-        ) from exc
-    return pd
-
-
-def read_frame(path: str | Path) -> Any:
-    """Read a CSV/TSV/TXT/Parquet file into a pandas DataFrame with string column names.
-
-    Raises :class:`~cbeal.core.InvalidInputError` for a missing file, an unsupported
-    extension, an unreadable or empty file, or a file without data rows.
-    """
-    path = Path(path)
-    ext = path.suffix.lower()
-    if ext not in SUPPORTED_EXTENSIONS:
-        raise InvalidInputError(
-            f"cannot read {path.name!r}: unsupported file type {ext or '(none)'!r}; save the "
-            f"table as one of {', '.join(SUPPORTED_EXTENSIONS)} (CSV with a header row, or "
-            "Parquet)"
-        )
-    if not path.is_file():
-        where = f"; files here: {_nearby(path)}" if path.parent.is_dir() else ""
-        raise InvalidInputError(f"data file {str(path)!r} not found{where}. Check the path.")
-    frame = _read(path, ext)
-    frame.columns = [str(c) for c in frame.columns]
-    renamed = [
-        c
-        for c in frame.columns
-        if "." in c and c.rsplit(".", 1)[0] in frame.columns and c.rsplit(".", 1)[1].isdigit()
-    ]
-    if renamed:  # pandas renames a repeated header "x" to "x.1"
-        raise InvalidInputError(
-            f"{path.name} repeats the column name(s) "
-            f"{_names([c.rsplit('.', 1)[0] for c in renamed])}; give every column a unique "
-            "name in the header row."
-        )
-    if frame.shape[0] == 0:
-        raise InvalidInputError(
-            f"{path.name} has no data rows (columns: {_names(frame.columns)}); it needs a "
-            "header row followed by one row per sample."
-        )
-    return frame
-
-
-def _read(path: Path, ext: str) -> Any:
-    pd = _pandas()
-    try:
-        if ext in (".parquet", ".pq"):
-            return pd.read_parquet(path)
-        if ext == ".txt":  # separator unknown: let pandas sniff it
-            return pd.read_csv(path, sep=None, engine="python", encoding="utf-8-sig")
-        return pd.read_csv(path, sep=_separator(path, ext), encoding="utf-8-sig")
-    except pd.errors.EmptyDataError as exc:
-        raise InvalidInputError(
-            f"{path.name} is empty; it needs a header row followed by one row per sample."
-        ) from exc
-    except (ValueError, OSError) as exc:  # parser errors, bad Parquet, bad encoding
-        raise InvalidInputError(
-            f"could not read {path.name}: {exc}. Check that it is a valid "
-            f"{ext.lstrip('.').upper()} file (UTF-8 text with a header row, or Parquet)."
-        ) from exc
-
-
-def _separator(path: Path, ext: str) -> str:
-    """Tab for .tsv; for .csv a comma, or a semicolon when the header has only those."""
-    if ext == ".tsv":
-        return "\t"
-    with path.open(encoding="utf-8-sig", errors="replace") as fh:
-        header = fh.readline()
-    return ";" if ";" in header and "," not in header else ","
-
-
-def _nearby(path: Path) -> str:
-    found = sorted(
-        p.name for p in path.parent.iterdir() if p.suffix.lower() in SUPPORTED_EXTENSIONS
-    )
-    return ", ".join(found[:10]) or "no data files"
-
-
-def _names(columns: Sequence[str]) -> str:
-    shown = ", ".join(repr(c) for c in list(columns)[:30])
-    return shown + (f", … ({len(columns)} in all)" if len(columns) > 30 else "")
 
 
 def check_column(name: str, columns: Sequence[str], *, role: str, option: str) -> None:
@@ -205,7 +128,9 @@ def _labels(frame: Any, label: str) -> np.ndarray:
             f"{rows}, counted from 0 after the header); drop those rows or fill in their "
             "labels before running."
         )
-    if pd.api.types.is_bool_dtype(col) or not pd.api.types.is_numeric_dtype(col):
+    if pd.api.types.is_bool_dtype(col):  # True/False stay booleans: predictions compare equal
+        return np.asarray(col.to_numpy(dtype=bool))
+    if not pd.api.types.is_numeric_dtype(col):
         return np.array([str(v) for v in col], dtype=str)
     y = col.to_numpy()
     if y.dtype.kind == "f":
@@ -357,7 +282,8 @@ def load_table(
     Parameters
     ----------
     path
-        A ``.csv``, ``.tsv``, ``.txt`` (separator detected) or ``.parquet``/``.pq`` file.
+        A ``.csv``, ``.tsv``, ``.txt`` or ``.parquet``/``.pq`` file; the separator and
+        decimal commas are detected (:attr:`Table.dialect`).
     label
         The label column; every row needs a label and there must be two classes or more.
     time
@@ -380,7 +306,7 @@ def load_table(
     >>> tab.X[:, 0]
     array([0.1, nan, 0.5])
     """
-    frame = read_frame(path)
+    frame, dialect = read_file(path)
     columns = list(frame.columns)
     check_column(label, columns, role="label", option="`label`")
     if time is not None:
@@ -391,6 +317,7 @@ def load_table(
                 "pass another column with `time`, or leave it out."
             )
     id_names = _split_names(ids)
+    frame, commas = decimal_commas(frame, skip=[n for n in id_names if n in columns])
     for name in id_names:
         check_column(name, columns, role="id", option="`ids`")
         if name == label:
@@ -441,4 +368,5 @@ def load_table(
         shape=(int(frame.shape[0]), int(frame.shape[1])),
         time_value=values,
         ids=carried,
+        dialect=replace(dialect, decimal_comma=commas),
     )

@@ -2,25 +2,32 @@
 
 :func:`prepare` validates the options and the file, splits and preprocesses the rows and
 estimates the work; :func:`execute` runs CbeAL, the comparison methods and the references
-(for every seed) and scores them; :func:`run` does both. The report is written by
-:mod:`cbeal.reports.tablerun`.
+(for every seed), scores them and computes every number the report shows
+(:class:`RunStats`, :mod:`cbeal.tablerun.results`); :func:`run` does both. The report
+(:mod:`cbeal.reports.tablerun`) only renders the result.
 """
 
 from cbeal.tablerun.estimate import Estimate
-from cbeal.tablerun.options import RunOptions, parse_budget
+from cbeal.tablerun.options import RunOptions, run_budget
+from cbeal.tablerun.results import BudgetUse, Comparison, DataStats, RunStats, Score
 from cbeal.tablerun.run import Plan, SeedRun, UserRun, execute, prepare, run
 from cbeal.tablerun.split import Split, make_split
 
 __all__ = [
+    "BudgetUse",
+    "Comparison",
+    "DataStats",
     "Estimate",
     "Plan",
     "RunOptions",
+    "RunStats",
+    "Score",
     "SeedRun",
     "Split",
     "UserRun",
     "execute",
     "make_split",
-    "parse_budget",
     "prepare",
     "run",
+    "run_budget",
 ]

@@ -5,8 +5,9 @@ Two costs dominate. Each stream method refits its learner on the labelled pool a
 B rows: the total grows with the square of the label count. And every stream row costs a
 decision (the agents, the bandit, a prediction). Both are measured here on the user's own
 data — the learner's fit time on two small pools, the decision time on the first stream
-rows — and extrapolated; a warning with a faster ``refit_every`` is given when the run
-would be long.
+rows — and extrapolated; a warning with a faster `refit_every` is given when the run
+would be long. Options are named as parameters in backticks (the command line shows its
+flags).
 """
 
 from __future__ import annotations
@@ -20,9 +21,9 @@ from typing import Any
 
 import numpy as np
 
+from cbeal.catalog import learner as make_learner
 from cbeal.core import SingleClassWarning
 from cbeal.evaluation import fit_reference
-from cbeal.learners import make_learner
 
 __all__ = ["LONG_RUN", "PROGRESS_AFTER", "Estimate", "FitCost", "estimate"]
 
@@ -115,13 +116,13 @@ class Estimate:
         ]
         every = self.suggest()
         hint = (
-            f"--refit-every {every} (retrain after every {every} labels instead of every "
+            f"`refit_every` {every} (retrain after every {every} labels instead of every "
             f"{self.refit_every}) would take up to about {_duration(self.seconds(every))}; "
             if every is not None
             else ""
         )
         text.append(
-            f"hint: {hint}a smaller --budget or fewer --compare methods also help. "
+            f"hint: {hint}a smaller `budget` or fewer `compare` methods also help. "
             "Ctrl-C stops the run and leaves any previous report as it was."
         )
         return text

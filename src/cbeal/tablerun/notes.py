@@ -24,7 +24,7 @@ def data_notes(table: Table, split: Split, classes: np.ndarray) -> list[str]:
     if table.ignored:
         notes.append(
             f"non-numeric columns left out: {', '.join(table.ignored)} (encode them "
-            "as numbers and name them in --features to use them)."
+            "as numbers and name them in `features` to use them)."
         )
     ids = [
         name
@@ -34,7 +34,7 @@ def data_notes(table: Table, split: Split, classes: np.ndarray) -> list[str]:
     if ids:
         notes.append(
             f"feature(s) {', '.join(ids)} look like a row id or a counter (whole "
-            "numbers, all distinct, in order); leave them out with --drop unless they "
+            "numbers, all distinct, in order); leave them out with `drop` unless they "
             "carry meaning."
         )
     return notes
@@ -59,7 +59,7 @@ def score_notes(
             notes.append(
                 f"the test set holds only {n_pos} row(s) of `{positive}`: F1, "
                 "precision and recall rest on too few cases to compare methods; use a "
-                "larger --test-fraction or a time column that spreads the failures."
+                "larger `test_fraction` or a time column that spreads the failures."
             )
     near_perfect = [
         m
@@ -70,6 +70,6 @@ def score_notes(
         notes.append(
             f"{', '.join(near_perfect)} classify the test set almost perfectly: check "
             "that no feature is derived from the label (e.g. failure-mode flags) and "
-            "leave such columns out with --drop."
+            "leave such columns out with `drop`."
         )
     return notes

@@ -1,4 +1,4 @@
-"""Summaries over the seeds of a ``cbeal run --repeats N``: mean ± standard error of each
+"""Summaries over the seeds of a ``cbeal run`` with several `repeats`: mean ± standard error of each
 score, and paired wins of CbeAL against each comparison method (same rows, same seed)."""
 
 from __future__ import annotations

@@ -13,8 +13,10 @@ The protocol (also written into every report):
    ``features`` / all but ``drop``). Median imputation and standard scaling
    (:func:`cbeal.learners.fit_preprocessor`) are fitted on the training portion's inputs
    only — no labels, no test rows — and applied to every row.
-5. **Budget.** ``"10%"`` or a share in (0, 1) of the stream (rounded, at least 1), or a
-   whole number of labels; never more than the stream holds.
+5. **Budget.** A share — ``"10%"`` or ``0.1`` — is a paced rate: after ``t`` stream rows
+   at most ``floor(0.1 · t)`` labels have been spent, so the labels spread over the whole
+   stream. A whole number is a count, spent whenever the method asks; never more than the
+   stream holds. Every method gets the same budget.
 6. **Methods.** CbeAL (a preset or a list of agents) and each comparison method (RS, US,
    …) run on the same D0, stream, budget, learner and seed. References: "Initial" (the
    learner on D0 only) and "All Training Data" (the learner on every training label).
@@ -25,7 +27,6 @@ The protocol (also written into every report):
 
 from __future__ import annotations
 
-import copy
 import functools
 import sys
 import time
@@ -36,10 +37,11 @@ from typing import Any
 
 import numpy as np
 
-from cbeal.core import SingleClassWarning
+from cbeal.catalog import learner as make_learner
+from cbeal.catalog import preset_entry
+from cbeal.core import Budget, SingleClassWarning
 from cbeal.evaluation import REFERENCES, fit_reference, scores
-from cbeal.learners import make_learner
-from cbeal.models import CbeAL, SingleAgentLearner, StreamLearner
+from cbeal.models import CbeAL, StreamLearner, stream_model
 from cbeal.simulation import simulate
 from cbeal.streams.table import Table, load_table
 from cbeal.tablerun.estimate import PROGRESS_AFTER, Estimate, estimate
@@ -49,7 +51,15 @@ from cbeal.tablerun.options import (
     comparison_methods,
     ensemble,
     learner_name,
-    parse_budget,
+    run_budget,
+)
+from cbeal.tablerun.results import (
+    RunStats,
+    budget_use,
+    cbeal_numbers,
+    comparisons,
+    data_stats,
+    score_table,
 )
 from cbeal.tablerun.split import Split, make_split, positive_class
 from cbeal.trace import Trace
@@ -64,9 +74,10 @@ class Plan:
     options: RunOptions
     table: Table
     split: Split
-    budget: int
+    budget: int  # the most labels the budget allows over this stream
+    spend: Budget  # the budget the models get: a paced rate or a count
     name: str
-    agents: list[Any]
+    agents: list[str] | None  # catalog names, or None for a preset (`name`)
     learner: str
     compare: list[str]
     classes: np.ndarray
@@ -74,25 +85,19 @@ class Plan:
     estimate: Estimate | None = None  # set by prepare()
 
     def build(self, method: str, seed: int) -> StreamLearner:
-        """A fresh, unfitted model of `method` (CbeAL's name or a comparison method)."""
+        """A fresh, unfitted model of `method` (CbeAL's name or a comparison strategy)."""
         common: dict[str, Any] = dict(
             estimator=make_learner(self.learner),
-            budget=self.budget,
+            budget=self.spend,
+            budget_fraction=self.budget / self.split.n_stream,
             classes=list(self.classes),
             preprocessor=self.split.preprocessor,
             refit_every=self.options.refit_every,
             random_state=seed,
         )
-        if method == self.name:  # fresh agents: a model's agents carry their state
-            return CbeAL.from_agents(copy.deepcopy(self.agents), **common)
-        from cbeal.baselines import baseline_agent
-
-        return SingleAgentLearner(
-            agent=baseline_agent(method, self.budget / self.split.n_stream),
-            name=method,
-            epsilon=0.0,
-            **common,
-        )
+        if method == self.name and self.agents is not None:
+            return CbeAL.from_agents(self.agents, **common)
+        return stream_model(method, **common)
 
 
 @dataclass(eq=False)
@@ -106,16 +111,18 @@ class SeedRun:
 
 @dataclass(eq=False)
 class UserRun:
-    """Everything a report needs: the inputs, the split, the runs and their scores.
+    """Everything a report shows: the inputs, the split, the runs, and every number
+    computed from them (``stats``; the report only renders).
 
     ``model``, ``traces``, ``scores`` and ``labels`` are those of the first seed
-    (``options.seed``); ``seeds`` holds the scores of every seed (``options.repeats``).
+    (``options.seed``); ``seeds`` holds the scores of every seed (``options.repeats``)
+    and ``stats.scores`` their mean ± standard error.
     """
 
     options: RunOptions
     table: Table
     split: Split
-    budget: int
+    budget: int  # the most labels the budget allows over the stream (stats.budget: its meaning)
     name: str
     model: CbeAL
     traces: dict[str, Trace]
@@ -124,9 +131,15 @@ class UserRun:
     classes: np.ndarray
     positive: Any
     seconds: float
+    stats: RunStats
     notes: list[str] = field(default_factory=list)
     seeds: list[SeedRun] = field(default_factory=list)
     estimate: Estimate | None = None
+
+    @property
+    def others(self) -> list[str]:
+        """The comparison methods that ran beside CbeAL."""
+        return [m for m in self.traces if m != self.name]
 
     @property
     def trace(self) -> Trace:
@@ -169,7 +182,7 @@ def prepare(options: RunOptions) -> Plan:
         ids=options.ids,
     )
     split = make_split(table, initial=options.initial, test_fraction=options.test_fraction)
-    budget = parse_budget(options.budget, split.n_stream)
+    spend, budget = run_budget(options.budget, split.n_stream)
     positive = positive_class(table, split, options.positive)
     classes = np.unique(split.y[: split.n_train])
     learner_name(learner, classes)
@@ -178,6 +191,7 @@ def prepare(options: RunOptions) -> Plan:
         table=table,
         split=split,
         budget=budget,
+        spend=spend,
         name=name,
         agents=agents,
         learner=learner,
@@ -268,10 +282,26 @@ def execute(plan: Plan) -> UserRun:
         classes=plan.classes,
         positive=plan.positive,
         seconds=time.perf_counter() - start,
+        stats=_stats(plan, seeds, traces),
         notes=data_notes(plan.table, split, plan.classes)
         + score_notes(split, plan.positive, preds, y_test),
         seeds=seeds,
         estimate=plan.estimate,
+    )
+
+
+def _stats(plan: Plan, seeds: list[SeedRun], traces: dict[str, Trace]) -> RunStats:
+    """Every number the report shows, once."""
+    use = budget_use(plan.options.budget, plan.spend, plan.budget, plan.split.n_stream)
+    cbeal, weights = cbeal_numbers(traces[plan.name], use)
+    return RunStats(
+        budget=use,
+        data=data_stats(plan.table, plan.split, plan.positive),
+        scores=score_table(seeds),
+        comparisons=comparisons(seeds, plan.name, [m for m in traces if m != plan.name]),
+        cbeal=cbeal,
+        weights=weights,
+        control_chart=plan.agents is not None or preset_entry(plan.name).control_chart,
     )
 
 

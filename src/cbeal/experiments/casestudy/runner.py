@@ -15,13 +15,13 @@ from typing import Any
 
 import numpy as np
 
+from cbeal.catalog import learner as make_learner
 from cbeal.core.exceptions import ParameterError, SingleClassWarning
 from cbeal.evaluation import fit_reference
 from cbeal.experiments.casestudy.protocol import CaseData, CaseStudy, scores
 from cbeal.experiments.casestudy.studies import CASE_STUDIES
 from cbeal.experiments.methods import METHODS
 from cbeal.experiments.tasks import TaskFile, read_rows, run_tasks
-from cbeal.learners.registry import make_learner
 from cbeal.models import StreamLearner
 from cbeal.provenance import provenance
 from cbeal.simulation import simulate

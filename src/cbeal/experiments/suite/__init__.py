@@ -5,7 +5,7 @@ Frozen, versioned, seeded workloads split into a development and an evaluation p
 of :mod:`.peers`); a resumable parallel runner with provenance (:mod:`.runner`); ranks,
 paired wins and the goal checks (:mod:`.analysis`); tables and figures (:mod:`.report`,
 :mod:`.figures`); the appendix's characterization of the agents by Monte Carlo
-(:mod:`.appendix`). Optional dependencies: ``pip install cbeal[suite]``.
+(:mod:`.appendix`). Optional dependencies: ``pip install -e '.[suite]'``.
 """
 
 from cbeal.experiments.suite.pipeline import benchmark

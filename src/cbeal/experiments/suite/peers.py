@@ -16,7 +16,7 @@
 * scikit-activeml's ``VariableUncertainty``, ``Split`` and ``StreamDensityBasedAL`` run
   through :class:`~cbeal.experiments.skactiveml_check.SkactivemlAgent`.
 
-Both libraries are optional (``pip install cbeal[suite]``) and imported at first use.
+Both libraries are optional (``pip install -e '.[suite]'``) and imported at first use.
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ class RiverEntropyAgent(Agent):
             from river import active
         except ImportError as exc:
             raise ImportError(
-                "river's EntropySampler needs river; install it with `pip install cbeal[suite]`"
+                "river's EntropySampler needs river; install it with `pip install -e '.[suite]'`"
             ) from exc
         self.shim_ = _river_shim([1.0])
         self.sampler_ = active.EntropySampler(

@@ -18,8 +18,8 @@ from cbeal.baselines import (
     RandomAgent,
     UncertaintyAgent,
     VariableUncertaintyAgent,
-    preset_pool,
 )
+from cbeal.catalog import PRESETS, RECOMMENDED
 from cbeal.core import (
     Agent,
     Exp4P,
@@ -28,11 +28,10 @@ from cbeal.core import (
     SpaceFillingAgent,
     single_agent,
 )
-from cbeal.core.presets import EXTENDED_PRESETS, RECOMMENDED, preset_solver
 from cbeal.experiments.methods import METHODS, Builder
 from cbeal.experiments.skactiveml_check import SkactivemlAgent
 from cbeal.experiments.suite.peers import RiverEntropyAgent, SkactivemlPALAgent
-from cbeal.models import CbeAL, SingleAgentLearner, StreamLearner, fusion_presets
+from cbeal.models import CbeAL, SingleAgentLearner, StreamLearner
 from cbeal.models.fusion_presets import fusion_of, fusion_pool
 
 __all__ = [
@@ -274,21 +273,23 @@ def _all() -> dict[str, Strategy]:
         out[c.name] = Strategy(c.name, c.role, c.build)
     for f in FUSION:
         out[f.name] = Strategy(f.name, f.role, f.build)
-    # CBEAL-4U was the recommended preset until score fusion's was chosen (issue 23)
-    out[RECOMMENDED] = Strategy(
-        RECOMMENDED, "cbeal" if fusion_presets.RECOMMENDED else "recommended", _recommended
-    )
-    for name in fusion_presets.FUSION_PRESETS:
-        rec = name == fusion_presets.RECOMMENDED
+    # the presets beyond the paper, each exactly as a user gets it (CBEAL-4U was the
+    # recommended one until score fusion's CBEAL-5F was chosen, issue 23); a fusion preset
+    # also runs under a rate budget
+    for name, entry in PRESETS.items():
+        if entry.family == "paper":
+            continue
+        rec = name == RECOMMENDED
         out[name] = Strategy(name, "recommended" if rec else "cbeal", _fusion_preset(name))
-        out[f"{name} (rate)"] = Strategy(
-            f"{name} (rate)", "recommended-rate" if rec else "cbeal", _fusion_preset(name, True)
-        )
+        if entry.fusion is not None:
+            out[f"{name} (rate)"] = Strategy(
+                f"{name} (rate)", "recommended-rate" if rec else "cbeal", _fusion_preset(name, True)
+            )
     return out
 
 
 def _fusion_preset(name: str, rate: bool = False) -> Builder:
-    """A score-fusion preset exactly as a user gets it: with the count budget ``B`` and
+    """A preset exactly as a user gets it: with the count budget ``B`` and
     ``budget_fraction=B/n``, or (`rate`) with the rate budget ``LabelRate(B/n, total=B)``."""
 
     def build(est: Any, budget: int, n_stream: int, seed: int) -> StreamLearner:
@@ -301,18 +302,6 @@ def _fusion_preset(name: str, rate: bool = False) -> Builder:
         )
 
     return build
-
-
-def _recommended(est: Any, budget: int, n_stream: int, seed: int) -> StreamLearner:
-    # the registered preset itself, exactly as a user gets it
-    return CbeAL(
-        agents=preset_pool(RECOMMENDED, budget / n_stream),
-        solver=preset_solver(RECOMMENDED),
-        epsilon=EXTENDED_PRESETS[RECOMMENDED]["epsilon"],
-        estimator=est,
-        budget=budget,
-        random_state=seed,
-    )
 
 
 def _entropy_alone(est: Any, budget: int, n_stream: int, seed: int) -> StreamLearner:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from alembic import context
 
-from cbeal.service.schema import metadata
+from cbeal.service.store.tables import metadata
 
 connection = context.config.attributes.get("connection")
 if connection is None:  # pragma: no cover - the service always passes its connection
-    raise RuntimeError("run migrations through cbeal.service.db.migrate(engine)")
+    raise RuntimeError("run migrations through cbeal.service.store.db.migrate(engine)")
 context.configure(
     connection=connection,
     target_metadata=metadata,

@@ -37,30 +37,6 @@ function param(name) { return new URLSearchParams(location.search).get(name); }
 
 function signOut() { sessionStorage.removeItem(TOKEN_KEY); location.href = "index.html"; }
 
-// Plain words for the agents (the paper's abbreviations are shown only beside them).
-const AGENT_WORDS = {
-  LD: "low-density explorer (parts unlike most recent ones)",
-  SPF: "space-filling explorer (parts far from every recent one)",
-  RAL: "uncertainty checker (asks when the model is unsure)",
-};
-
-function agentWords(name) {
-  const kind = name.replace(/[0-9*]+$/, "");
-  const words = AGENT_WORDS[kind];
-  return words ? `${words.split(" (")[0]} ${name.slice(kind.length)}`.trim() : name;
-}
-
-const QUESTION_WORDS = {
-  exploration: ["Exploration question",
-                "this part is unlike what we have seen recently; your label shows the model " +
-                "a region it does not know yet."],
-  exploitation: ["Exploitation question",
-                 "the model is unsure about this part (it is near the boundary between " +
-                 "classes); your label settles a hard case."],
-  epsilon: ["Random check", "a small share of parts is asked at random, to keep the model honest."],
-  "cold start": ["First labels", "the model needs a few labelled parts before it can decide."],
-};
-
 function fmt(v, digits = 3) {
   if (v === null || v === undefined) return "–";
   if (typeof v !== "number") return String(v);

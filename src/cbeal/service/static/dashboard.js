@@ -15,7 +15,14 @@ function series(bins, key, scale = 1) {
   return bins.map(b => [b.t, b[key] === null || b[key] === undefined ? null : b[key] * scale]);
 }
 
+let config = null;  // the stream's configuration: agent labels, how the weights move
+
 async function refresh() {
+  if (config === null) {
+    config = await api("GET", `/api/v1/streams/${encodeURIComponent(STREAM)}/config`);
+    document.getElementById("weighting").textContent = config.weighting.words;
+    document.getElementById("budgetwords").textContent = `The budget: ${config.budget_words}.`;
+  }
   const [st, h] = await Promise.all([
     api("GET", `/api/v1/streams/${encodeURIComponent(STREAM)}`),
     api("GET", `/api/v1/streams/${encodeURIComponent(STREAM)}/history?points=40`)]);
@@ -35,18 +42,17 @@ async function refresh() {
          st.model_training ? `v${st.model_training} is training` : "up to date"),
     tile("Seconds per label", pace.length ? fmt(pace[pace.length - 1], 1) : "–", "median, recent"));
 
-  const budgetLine = b.kind === "LabelCount" ? bins.map(x => [x.t, Number((b.spec || "").split(" ")[0])]) :
-    bins.map(x => [x.t, parseFloat(b.spec) / 100 * x.samples_total]);
+  const labels = Object.fromEntries(config.agent_info.map(a => [a.name, a.label]));
   lineChart(document.getElementById("c-budget"), [
     { name: "labels spent", colour: "#1f3a5f", points: series(bins, "asked_total"), step: true },
-    { name: "budget allows", colour: "#999999", points: budgetLine, dash: "6 4" }],
+    { name: "budget allows", colour: "#999999", points: series(bins, "budget_allowed"), dash: "6 4" }],
     { yLabel: "labels", label: "labels spent against the budget" });
   barChart(document.getElementById("c-asked"), bins, [
     { name: "parts asked", colour: "#8a8a8a", key: "asked" },
     { name: `labelled ${h.failure_class}`, colour: FAIL_COLOUR, key: "failures_labelled" }],
     { yLabel: "parts", label: "parts asked and failures found" });
   lineChart(document.getElementById("c-weights"), h.agents.map((name, i) => ({
-    name: `${agentWords(name)} (${name})`, colour: SERIES_COLOURS[i % SERIES_COLOURS.length],
+    name: `${labels[name] || name} (${name})`, colour: SERIES_COLOURS[i % SERIES_COLOURS.length],
     points: bins.map(x => [x.t, x.weights ? x.weights[i] : null]) })),
     { yLabel: "weight", yMin: 0, label: "agent weights over time" });
   lineChart(document.getElementById("c-acc"), [

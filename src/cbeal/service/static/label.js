@@ -57,26 +57,27 @@ function render() {
   const t = state.task, c = state.context;
   const box = document.getElementById("task");
   box.setAttribute("aria-busy", "false");
-  const [kindTitle, kindText] = QUESTION_WORDS[t.question] || ["Question", t.explanation];
-  const pred = t.prediction;
+  const q = t.question || { title: "Question", why: t.explanation, kind: "" };
+  const pred = t.decision.y_pred;
+  const certainty = t.decision.certainty;
   const buttons = c.classes.map((cls, i) => el("button", {
       class: "cls" + (classIsFail(cls) ? " fail" : "") +
         (state.suggest && String(cls) === String(pred) ? " suggested" : ""),
       "data-label": JSON.stringify(cls), "aria-keyshortcuts": String(i + 1),
       onclick: () => answer(cls) }, el("kbd", {}, String(i + 1)), String(cls)));
-  const asked = (t.asked_by || []).map(agentWords);
+  const asked = (t.asked_by || []).map(a => a.label);
   const unusual = c.features.filter(f => f.unusual).length;
   const table = featureTable(c.features, 15);
   box.replaceChildren(
     el("h1", {}, `Part ${t.sample_id}`),
     el("p", { class: "muted" }, `Arrived ${ago(Date.now() / 1000 - t.received_at)} · task ${t.task_id}` +
        (t.skips ? ` · skipped ${t.skips}×` : "")),
-    el("p", { class: "why" }, el("span", { class: `kind ${t.question || ""}` }, kindTitle), " — ",
-       kindText, asked.length ? ` Asked by: ${asked.join(", ")}.` : ""),
+    el("p", { class: "why" }, el("span", { class: `kind ${q.kind}` }, q.title), " — ",
+       q.why, asked.length ? ` Asked by: ${asked.join(", ")}.` : ""),
     pred === null ? el("p", { class: "prediction" }, "The model has no guess yet.") :
       el("p", { class: "prediction" }, "The model currently says ",
          el("span", { class: "chip" + (classIsFail(pred) ? " fail" : "") }, String(pred)),
-         ` with certainty ${t.certainty >= 0.995 ? "over 99" : Math.round(100 * t.certainty)} %.`),
+         ` with certainty ${certainty >= 0.995 ? "over 99" : Math.round(100 * certainty)} %.`),
     el("div", { class: "answers", role: "group", "aria-label": "your answer" }, ...buttons,
        el("button", { onclick: skip, "aria-keyshortcuts": "Space" }, el("kbd", {}, "Space"), "Skip"),
        el("button", { onclick: cannotTell, "aria-keyshortcuts": "C" }, el("kbd", {}, "C"), "Cannot tell"),
@@ -236,8 +237,8 @@ document.addEventListener("keydown", ev => {
     if (cls !== undefined) { ev.preventDefault(); answer(cls); }
   } else if (ev.key === " ") { ev.preventDefault(); skip(); }
   else if (ev.key === "c" || ev.key === "C") { ev.preventDefault(); cannotTell(); }
-  else if (ev.key === "Enter" && state.suggest && state.task.prediction !== null) {
-    ev.preventDefault(); answer(state.task.prediction);
+  else if (ev.key === "Enter" && state.suggest && state.task.decision.y_pred !== null) {
+    ev.preventDefault(); answer(state.task.decision.y_pred);
   }
 });
 

@@ -1,0 +1,80 @@
+"""One meaning for a budget, at every front door.
+
+A share — ``"10%"``, ``0.1`` or ``"0.1"`` — is a **paced rate**: after ``t`` parts at most
+``floor(0.1 · t)`` labels have been spent, so the labels spread over the whole stream. A
+whole number — ``50`` or ``"50"`` — is a **count**: at most 50 labels, spent whenever the
+agents ask (the paper's budget ``B``). Both are read by :func:`cbeal.core.as_budget`, the
+only budget parser; this module adds the words and the arithmetic a front door needs.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from cbeal.core.budget import _EPS, Budget, LabelCount, LabelRate, as_budget
+
+__all__ = ["budget", "budget_share", "describe_budget", "labels_allowed"]
+
+
+def budget(value: Any) -> Budget:
+    """A fresh budget from a count, a share, a percentage text or a :class:`Budget`.
+
+    >>> budget("2%"), budget("50"), budget(0.05)
+    (LabelRate(rate=0.02), LabelCount(total=50), LabelRate(rate=0.05))
+    """
+    return as_budget(value)
+
+
+def labels_allowed(value: Any, n_stream: int) -> int:
+    """The most labels `value` lets a stream of `n_stream` parts spend.
+
+    >>> labels_allowed("10%", 485), labels_allowed(50, 485), labels_allowed(900, 485)
+    (48, 50, 485)
+    """
+    b = budget(value)
+    if isinstance(b, LabelRate):
+        n = math.floor(float(b.rate) * n_stream + _EPS)
+        return min(n, int(b.total)) if b.total is not None else n
+    if isinstance(b, LabelCount):
+        return min(int(b.total), n_stream)
+    return n_stream
+
+
+def budget_share(value: Any, n_stream: int | None = None) -> float | None:
+    """The share of the stream the budget allows: the rate, or a count over `n_stream`
+    (None for a count on a stream of unknown length).
+
+    >>> budget_share("5%"), budget_share(50, 1000), budget_share(50)
+    (0.05, 0.05, None)
+    """
+    b = budget(value)
+    if isinstance(b, LabelRate):
+        return float(b.rate)
+    if n_stream is None or n_stream < 1:
+        return None
+    return min(1.0, labels_allowed(b, n_stream) / n_stream)
+
+
+def describe_budget(value: Any, n_stream: int | None = None) -> str:
+    """The budget in words, with its meaning (paced or spent at will).
+
+    >>> describe_budget("10%", 485)
+    '10% of the parts, paced (at most 10 labels per 100 parts; 48 over these 485 parts)'
+    >>> describe_budget(50)
+    '50 labels, spent whenever the agents ask'
+    """
+    b = budget(value)
+    if isinstance(b, LabelRate):
+        text = f"{100 * float(b.rate):g}% of the parts, paced (at most {100 * float(b.rate):g} "
+        text += "labels per 100 parts"
+        if b.window is not None:
+            text += f", at most {b.max_in_window} in any {b.window}"
+        if n_stream is not None:
+            text += f"; {labels_allowed(b, n_stream)} over these {n_stream} parts"
+        elif b.total is not None:
+            text += f"; at most {b.total} in all"
+        return text + ")"
+    if isinstance(b, LabelCount):
+        return f"{b.total} labels, spent whenever the agents ask"
+    return str(b)

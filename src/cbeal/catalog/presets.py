@@ -1,0 +1,132 @@
+"""Every preset a user can name: the recommended one, those beyond the paper, the paper's.
+
+A preset is data: its agents (catalog names), the bandit's options and ε. The recommended
+preset is the one every front door uses when none is named (`RECOMMENDED`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from cbeal.catalog._names import lookup
+from cbeal.catalog.agents import agent_entry
+from cbeal.core.agent import Agent
+from cbeal.core.exceptions import ParameterError
+from cbeal.core.exp4p import Exp4P
+from cbeal.core.presets import PRESETS as PAPER_PRESETS
+
+__all__ = ["PRESETS", "RECOMMENDED", "PresetEntry", "preset_entry", "preset_pool"]
+
+
+@dataclass(frozen=True)
+class PresetEntry:
+    """One preset: ``agents`` by catalog name, ``solver`` the :class:`Exp4P` options
+    (``None``: the paper's defaults), ``family`` ``"recommended"``, ``"extended"`` or
+    ``"paper"``."""
+
+    name: str
+    label: str
+    description: str
+    family: str
+    agents: tuple[str, ...]
+    solver: dict[str, Any] | None = None
+    epsilon: float = 0.01
+    notes: tuple[str, ...] = field(default=())
+    #: score fusion instead of the bandit's vote: ``{"weights": "equal" | "evidence"}``
+    fusion: dict[str, Any] | None = None
+
+    @property
+    def paces(self) -> bool:
+        """Whether some agent paces itself to the budget share (it needs a rate or ``n``)."""
+        return self.fusion is not None or any(agent_entry(a).paces for a in self.agents)
+
+    @property
+    def paces_fusion(self) -> bool:
+        """Whether one pacer spends the budget over the fused score (it needs a share)."""
+        return self.fusion is not None
+
+    @property
+    def control_chart(self) -> bool:
+        """Whether the bandit's EWMA chart flips the weights (the paper's default)."""
+        return self.fusion is None and (self.solver is None or bool(self.solver.get("ewma", True)))
+
+    def pool(self, budget_fraction: float | None = None) -> list[tuple[str, Agent]]:
+        """Fresh (name, agent) pairs; agents that pace themselves need `budget_fraction`."""
+        if self.paces and budget_fraction is None:
+            raise ParameterError(
+                f"{self.name} paces its agents to a share of the stream: give the budget as "
+                "a rate (e.g. 0.05 or '5%'), or with a count budget the share it is of the "
+                "stream (budget_fraction = labels / samples)"
+            )
+        return [(a, agent_entry(a).build(budget_fraction)) for a in self.agents]
+
+    def make_solver(self) -> Exp4P | None:
+        """The bandit: None means the paper's ``Exp4P()`` (and a fusion preset has none)."""
+        return None if self.solver is None else Exp4P(**self.solver)
+
+
+_PAPER_WORDS = {
+    "CBEAL-2": "the paper's two-agent ensemble",
+    "CBEAL-4": "the paper's four-agent ensemble",
+    "CBEAL-4*": "the paper's four-agent ensemble with space filling",
+    "CBEAL-6": "the paper's six-agent ensemble",
+    "CBEAL-8": "the paper's eight-agent ensemble",
+}
+
+_ENTRIES = [
+    PresetEntry(
+        "CBEAL-5F",
+        "five fused scores, one pacer",
+        "two uncertainty checkers, entropy and variable-uncertainty sampling and a minority "
+        "seeker, scores fused with equal weights, one even pacer",
+        "recommended",
+        ("RAL1", "RAL2", "ENT", "VU", "MIN"),
+        epsilon=0.0,
+        fusion={"weights": "equal"},
+    ),
+    PresetEntry(
+        "CBEAL-4U",
+        "four uncertainty agents, fast bandit",
+        "two uncertainty checkers, entropy and variable-uncertainty sampling paced to the "
+        "budget, weighed by Exp4.P (step 0.2, no control chart)",
+        "extended",
+        ("RAL1", "RAL2", "ENT", "VU"),
+        {"eta": 0.2, "ewma": False},
+    ),
+    *(
+        PresetEntry(
+            name,
+            _PAPER_WORDS[name],
+            f"{', '.join(agents)} weighed by Exp4.P with the EWMA control chart "
+            "(the paper's Table 1)",
+            "paper",
+            agents,
+        )
+        for name, agents in PAPER_PRESETS.items()
+    ),
+]
+
+#: Every preset by name: the recommended one first, then the paper's.
+PRESETS: dict[str, PresetEntry] = {e.name: e for e in _ENTRIES}
+
+#: The preset used when none is named: `CbeAL.from_preset()`, `cbeal run`, `cbeal serve`.
+RECOMMENDED = next(e.name for e in _ENTRIES if e.family == "recommended")
+
+
+def preset_entry(name: str | None = None) -> PresetEntry:
+    """The catalog entry of preset `name` (None: the recommended one).
+
+    >>> preset_entry().name, preset_entry("cbeal-6").family
+    ('CBEAL-5F', 'paper')
+    """
+    return PRESETS[RECOMMENDED] if name is None else lookup(PRESETS, name, "preset")
+
+
+def preset_pool(name: str | None, budget_fraction: float | None = None) -> list[tuple[str, Agent]]:
+    """Fresh (name, agent) pairs of preset `name`, built for a budget share of the stream.
+
+    >>> [n for n, _ in preset_pool("CBEAL-4U", 0.05)]
+    ['RAL1', 'RAL2', 'ENT', 'VU']
+    """
+    return preset_entry(name).pool(budget_fraction)

@@ -1,0 +1,85 @@
+"""The command line, the only package that knows flags: one module per command group.
+
+``demo`` (:mod:`.demo`), ``run`` (:mod:`.run`), ``reproduce``/``casestudy``/``benchmark``
+(:mod:`.study`), ``serve``/``token`` (:mod:`.serve`), ``replay``/``mqtt``/``labelstudio``
+(:mod:`.bridges`), ``opcua`` (:mod:`.opcua`) and ``data`` (:mod:`.data`); each module
+registers its parsers next to their handlers. Library errors name parameters in backticks
+(`test_fraction`), which :func:`~cbeal.cli._common.as_flags` turns into flags
+(--test-fraction).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from cbeal._version import __version__
+from cbeal.bridges.client import ServiceError
+from cbeal.cli import bridges, data, demo, opcua, run, serve, study
+from cbeal.cli._common import HelpFormatter, as_flags, subparser_of
+
+__all__ = ["build_parser", "main"]
+
+DESCRIPTION = """cbeal: stream-based active learning for manufacturing (CbeAL).
+Commands: 'demo' runs a preset on a built-in simulated stream; 'run' runs CbeAL on your
+own CSV/Parquet file and writes a report folder; 'casestudy' runs the paper's case study
+on bundled SECOM or AI4I data; 'reproduce' runs the paper's simulation study; 'benchmark'
+runs the label-efficiency suite; 'serve' and 'token' run the annotation service, 'replay',
+'mqtt', 'opcua' and 'labelstudio' feed it; 'data' exports a bundled dataset."""
+
+GROUPS = (demo, run, study, serve, bridges, opcua, data)
+SERVICE_COMMANDS = ("serve", "token", "replay", "mqtt", "labelstudio", "opcua")
+EXTRA_OF = {"opcua": "opcua"}  # commands whose own extra is not the service's
+
+INTERRUPTED = {  # what an interruption leaves behind, per command
+    "run": "interrupted; nothing was written and any previous report in {out} is unchanged",
+    "reproduce": "interrupted; finished runs are kept in {out}: rerun the same command to resume",
+    "casestudy": "interrupted; finished replications are kept in {out}: rerun the same "
+    "command to resume",
+    "demo": "interrupted",
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="cbeal", description=DESCRIPTION, formatter_class=HelpFormatter
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"cbeal {__version__}", help="print the version"
+    )
+    sub = parser.add_subparsers(dest="command", required=True, title="commands")
+    for group in GROUPS:
+        group.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except KeyboardInterrupt:  # Ctrl-C: a short message, not a traceback; 130 = 128 + SIGINT
+        note = INTERRUPTED.get(args.command, "interrupted").format(out=getattr(args, "out", ""))
+        print(f"\ncbeal: {note}", file=sys.stderr)
+        return 130
+    except ServiceError as exc:  # one line that says what to do, never a traceback
+        print(f"cbeal: error: {exc}", file=sys.stderr)
+        return 1
+    except (ValueError, TypeError) as exc:
+        message = as_flags(str(exc), subparser_of(parser, args.command))
+        print(f"cbeal: error: {message}", file=sys.stderr)
+        return 2
+    except ModuleNotFoundError as exc:  # an optional extra is missing: say which to install
+        extra = EXTRA_OF.get(args.command, "service" if args.command in SERVICE_COMMANDS else "all")
+        print(
+            f"cbeal: error: `cbeal {args.command}` needs {exc.name or exc}, which is not "
+            "installed; install the extras from the cbeal folder: "
+            f"pip install -e '.[{extra}]'",
+            file=sys.stderr,
+        )
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

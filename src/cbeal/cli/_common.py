@@ -1,0 +1,78 @@
+"""What every command shares: the help format, the progress flag, names from the catalog,
+secrets from the environment, and library messages turned into flag names."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+from typing import Any
+
+__all__ = [
+    "HelpFormatter",
+    "add_progress",
+    "as_flags",
+    "catalog_choices",
+    "secret",
+    "subparser_of",
+]
+
+
+class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows each option's default, except where there is none to show (None)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.default is None or action.default is argparse.SUPPRESS:
+            return action.help
+        return super()._get_help_string(action)
+
+
+def add_progress(parser: argparse.ArgumentParser, default: bool | None) -> None:
+    auto = " (default: shown on a terminal when the run takes more than a few seconds)"
+    parser.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=default,
+        help="show progress" + (auto if default is None else ""),
+    )
+
+
+def catalog_choices(what: str) -> str:
+    """The catalog's names of `what` (presets, agents, learners) for a help text."""
+    from cbeal import catalog
+
+    if what == "presets":
+        return ", ".join(f"{n} ({e.label})" for n, e in catalog.PRESETS.items())
+    if what == "agents":
+        return ", ".join(catalog.AGENTS)
+    return ", ".join(catalog.LEARNERS)
+
+
+def secret(variable: str) -> str | None:
+    """A secret from the environment: never from the command line, where `ps` shows it."""
+    value = os.environ.get(variable)
+    return value.strip() if value and value.strip() else None
+
+
+def as_flags(message: str, sub: argparse.ArgumentParser | None) -> str:
+    """Library errors name parameters (`test_fraction`); on the command line say --test-fraction."""
+    if sub is None:
+        return message
+    flags = {
+        o.lstrip("-").replace("-", "_"): o
+        for a in sub._actions
+        for o in a.option_strings
+        if o.startswith("--")
+    }
+
+    def repl(match: re.Match[str]) -> str:
+        return flags.get(match.group(1), match.group(0))
+
+    return re.sub(r"`([a-z_]+)`", repl, message)
+
+
+def subparser_of(parser: argparse.ArgumentParser, command: str) -> Any:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return action.choices.get(command)
+    return None

@@ -1,0 +1,247 @@
+"""The commands that feed a running service: ``cbeal replay``, ``cbeal mqtt`` and
+``cbeal labelstudio``. Tokens come from the environment (``$CBEAL_TOKEN``,
+``$LABEL_STUDIO_TOKEN``), never from the command line, where any user's ``ps`` shows them."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from typing import Any
+
+from cbeal.cli._common import HelpFormatter, catalog_choices, secret
+
+__all__ = ["register"]
+
+URL_HELP = "service address"
+
+
+def register(sub: Any) -> None:
+    _replay_parser(sub)
+    _mqtt_parser(sub)
+    _labelstudio_parser(sub)
+
+
+def _say_retry(exc: Exception, pause: float) -> None:
+    print(f"\ncbeal: {exc}; trying again in {pause:.1f} s", file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------------- replay
+def _replay_parser(sub: Any) -> None:
+    rep = sub.add_parser(
+        "replay",
+        help="stream a CSV/Parquet file into a running service",
+        description="Send the rows of a file to a running service, as the machines of a "
+        "line would. The token is read from $CBEAL_TOKEN.",
+        formatter_class=HelpFormatter,
+    )
+    rep.add_argument("file", help=".csv or .parquet file, one row per part")
+    rep.add_argument("--stream", required=True, help="stream name")
+    rep.add_argument("--url", default="http://127.0.0.1:8000", help=URL_HELP)
+    rep.add_argument("--id", default=None, help="column with the part id (default: row number)")
+    rep.add_argument("--label", default=None, help="label column (needed for --create/--answer)")
+    rep.add_argument(
+        "--time",
+        default=None,
+        help="time column to order the rows by: dates and times (UTC if no zone) or seconds",
+    )
+    rep.add_argument(
+        "--speed",
+        type=float,
+        default=None,
+        help="replay at this many times the pace of --time: 1 the original pace, 10 ten "
+        "times faster (default: as fast as the service takes the rows)",
+    )
+    rep.add_argument("--exclude", default=None, help="columns that are not features, e.g. a,b")
+    rep.add_argument("--batch", type=int, default=100, help="rows per request")
+    rep.add_argument(
+        "--create",
+        action="store_true",
+        help="create the stream from the first --initial labelled rows if missing",
+    )
+    rep.add_argument("--initial", type=int, default=20, help="rows of D0 with --create")
+    rep.add_argument(
+        "--budget",
+        default="5%",
+        help="budget of a created stream: a share is a paced rate (5%%), a whole number a "
+        "count (50)",
+    )
+    rep.add_argument(
+        "--learner",
+        default="logreg",
+        help=f"learner of a created stream: {catalog_choices('learners')}",
+    )
+    rep.add_argument(
+        "--answer",
+        action="store_true",
+        help="label every asked part from --label (the file plays the expert)",
+    )
+    rep.add_argument("--limit", type=int, default=None, help="send at most this many rows")
+    rep.add_argument(
+        "--wait",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="how long to keep retrying a service that is unreachable or busy",
+    )
+    rep.add_argument(
+        "--progress", action=argparse.BooleanOptionalAction, default=True, help="show progress"
+    )
+    rep.set_defaults(func=run_replay)
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    from cbeal.bridges.replay import replay
+
+    def show(sent: int, asked: int, answered: int) -> None:
+        if args.progress:
+            print(
+                f"\r{sent} rows sent, {asked} asked, {answered} answered",
+                end="",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    out = replay(
+        args.file,
+        stream=args.stream,
+        url=args.url,
+        token=secret("CBEAL_TOKEN"),
+        id_col=args.id,
+        label=args.label,
+        time_col=args.time,
+        batch=args.batch,
+        create=args.create,
+        initial=args.initial,
+        budget=args.budget,
+        learner=args.learner,
+        answer=args.answer,
+        limit=args.limit,
+        exclude=[c for c in (args.exclude or "").split(",") if c],
+        progress=show,
+        on_retry=_say_retry,
+        retry_for=args.wait,
+        speed=args.speed,
+    )
+    if args.progress:
+        print(file=sys.stderr)
+    st = out["status"]
+    print(
+        f"replayed {out['sent']} rows into {args.stream!r}: {out['asked']} asked, "
+        f"{out['answered']} answered; prequential accuracy "
+        f"{st.get('prequential_accuracy')}, model version {st.get('model_version')}"
+    )
+    return 0
+
+
+# ---------------------------------------------------------------------- mqtt
+def _mqtt_parser(sub: Any) -> None:
+    mq = sub.add_parser(
+        "mqtt",
+        help="bridge an MQTT topic of samples into a stream",
+        description='Subscribe to a topic of samples ({"id", "x"} or {"samples": [...]}) '
+        "and publish each decision to a reply topic. A message is acknowledged only once "
+        "the service stored it. The token is read from $CBEAL_TOKEN.",
+        formatter_class=HelpFormatter,
+    )
+    mq.add_argument("--broker", default="127.0.0.1:1883", help="MQTT broker host:port")
+    mq.add_argument("--topic", required=True, help="topic the machines publish samples to")
+    mq.add_argument("--reply", required=True, help="topic the decisions are published to")
+    mq.add_argument("--stream", required=True, help="stream name")
+    mq.add_argument("--url", default="http://127.0.0.1:8000", help=URL_HELP)
+    mq.add_argument(
+        "--client-id",
+        default=None,
+        help="MQTT client id of the bridge's persistent session; messages not yet stored "
+        "wait at the broker for the next start with the same id (default: "
+        "cbeal-bridge-<stream>)",
+    )
+    mq.set_defaults(func=run_mqtt)
+
+
+def run_mqtt(args: argparse.Namespace) -> int:
+    from cbeal.bridges.mqtt import Bridge
+
+    bridge = Bridge(
+        broker=args.broker,
+        topic=args.topic,
+        reply_topic=args.reply,
+        stream=args.stream,
+        url=args.url,
+        token=secret("CBEAL_TOKEN"),
+        client_id=args.client_id,
+    )
+    print(
+        f"cbeal mqtt: bridging {args.broker} {args.topic} -> stream {args.stream!r} at "
+        f"{args.url} -> {args.reply}; stop with Ctrl-C",
+        file=sys.stderr,
+    )
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
+    try:
+        bridge.run_forever()
+    except ConnectionRefusedError:
+        print(
+            f"cbeal: error: no MQTT broker answers at {args.broker}; start it or fix --broker",
+            file=sys.stderr,
+        )
+        return 1
+    except KeyboardInterrupt:
+        pass  # run_forever stopped the bridge; unstored messages wait at the broker
+    return 0
+
+
+# ---------------------------------------------------------------------- labelstudio
+def _labelstudio_parser(sub: Any) -> None:
+    lst = sub.add_parser(
+        "labelstudio",
+        help="bridge a stream's tasks to Label Studio",
+        description="Print the labelling configuration of a stream for a Label Studio "
+        "project, or push its open tasks there. Tokens are read from $CBEAL_TOKEN and "
+        "$LABEL_STUDIO_TOKEN.",
+        formatter_class=HelpFormatter,
+    )
+    lst_sub = lst.add_subparsers(dest="action", required=True, title="actions")
+    for action, what in (
+        ("config", "print the labelling configuration for the project"),
+        ("push", "import open tasks into a Label Studio project"),
+    ):
+        p = lst_sub.add_parser(
+            action,
+            help=what,
+            description=what[0].upper() + what[1:] + ".",
+            formatter_class=HelpFormatter,
+        )
+        p.add_argument("--stream", required=True, help="stream name")
+        p.add_argument("--url", default="http://127.0.0.1:8000", help=URL_HELP)
+        if action == "push":
+            p.add_argument("--ls-url", required=True, help="Label Studio address")
+            p.add_argument("--project", type=int, required=True, help="Label Studio project id")
+            p.add_argument("--limit", type=int, default=100, help="tasks per push")
+        p.set_defaults(func=run_labelstudio)
+
+
+def run_labelstudio(args: argparse.Namespace) -> int:
+    import httpx
+
+    from cbeal.bridges.client import Client
+    from cbeal.bridges.labelstudio import label_config, push
+
+    cbeal = Client(args.url, secret("CBEAL_TOKEN"), on_retry=_say_retry)
+    if args.action == "config":
+        config = cbeal.call("GET", f"/api/v1/streams/{args.stream}/config")
+        print(label_config(config["classes"]))
+        return 0
+    ls_token = secret("LABEL_STUDIO_TOKEN")
+    if ls_token is None:
+        print(
+            "cbeal: error: set $LABEL_STUDIO_TOKEN to your Label Studio access token "
+            "(Account & Settings in Label Studio)",
+            file=sys.stderr,
+        )
+        return 2
+    ls = httpx.Client(
+        base_url=args.ls_url, timeout=60, headers={"Authorization": f"Token {ls_token}"}
+    )
+    ids = push(cbeal, ls, stream=args.stream, project=args.project, limit=args.limit)
+    print(f"pushed {len(ids)} tasks of {args.stream!r} to Label Studio project {args.project}")
+    return 0

@@ -1,0 +1,205 @@
+"""``cbeal serve`` (the annotation service) and ``cbeal token`` (its API tokens)."""
+
+from __future__ import annotations
+
+import argparse
+import socket
+import sys
+from typing import Any
+
+from cbeal.cli._common import HelpFormatter
+
+__all__ = ["register"]
+
+
+def register(sub: Any) -> None:
+    _serve_parser(sub)
+    _token_parser(sub)
+
+
+def _db_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--db",
+        default=None,
+        help="database URL (default: the SQLite file cbeal-service.db in this folder; or "
+        "postgresql+psycopg://user@host/db)",
+    )
+
+
+def _serve_parser(sub: Any) -> None:
+    serve = sub.add_parser(
+        "serve",
+        help="run the annotation service (HTTP API and the expert's pages)",
+        description="The annotation service: machines send samples, cbeal decides, an "
+        "expert labels the asked ones later. Needs pip install -e '.[service]'.",
+        formatter_class=HelpFormatter,
+    )
+    _db_flag(serve)
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    serve.add_argument("--port", type=int, default=8000, help="port to listen on")
+    serve.add_argument(
+        "--open", action="store_true", help="no tokens (a local demo only; every request is admin)"
+    )
+    serve.add_argument(
+        "--undo-seconds",
+        type=float,
+        default=60.0,
+        help="how long a label can be undone before the model learns it",
+    )
+    serve.add_argument(
+        "--lease-seconds",
+        type=float,
+        default=15.0,
+        help="how long a stream stays owned by this process without renewal",
+    )
+    serve.add_argument(
+        "--task-lease-seconds",
+        type=float,
+        default=300.0,
+        help="how long an expert holds a task before it returns to the queue",
+    )
+    serve.add_argument(
+        "--checkpoint-every", type=int, default=5000, help="save the model every this many events"
+    )
+    serve.add_argument(
+        "--retrain",
+        default="background",
+        choices=("background", "sync", "off"),
+        help="retrain in a worker thread, on the request path (every run reproducible), or never",
+    )
+    serve.add_argument(
+        "--sqlite-sync",
+        default="NORMAL",
+        choices=("NORMAL", "FULL"),
+        help="SQLite: NORMAL survives a killed process, FULL a power cut too",
+    )
+    serve.add_argument("--log-level", default="warning", help="uvicorn log level")
+    serve.set_defaults(func=run_serve)
+
+
+def _default_db() -> str:
+    from cbeal.service.store.db import default_url
+
+    return default_url("cbeal-service.db")
+
+
+def _port_free(host: str, port: int) -> bool:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
+def _started_lines(args: argparse.Namespace, db: str) -> list[str]:
+    from cbeal.service.store.db import redact
+
+    url = f"http://{args.host}:{args.port}"
+    lines = [
+        f"cbeal serve: listening on {url} (the expert's pages: {url}/ui/, API: {url}/docs)",
+        f"cbeal serve: database {redact(db)}",
+    ]
+    if args.open:
+        lines.append("cbeal serve: --open: no tokens are checked; use it for a local demo only")
+    else:
+        where = "" if args.db is None else f" --db '{redact(db)}'"
+        lines.append(
+            "cbeal serve: every request needs a token; create one with: cbeal token create "
+            f"--role admin --name you{where}  (roles: ingest, annotate, admin)"
+        )
+    lines.append("cbeal serve: stop with Ctrl-C")
+    return lines
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from cbeal.service.app import create_app
+    from cbeal.service.store.db import DatabaseUnavailable
+
+    if not _port_free(args.host, args.port):
+        print(
+            f"cbeal: error: port {args.port} on {args.host} is in use (another cbeal serve?); "
+            "stop it or choose another --port",
+            file=sys.stderr,
+        )
+        return 1
+    db = args.db or _default_db()
+    try:
+        app = create_app(_settings(args, db))  # connects and migrates the database
+    except DatabaseUnavailable as exc:
+        print(f"cbeal: error: {exc}", file=sys.stderr)
+        return 1
+    lines = _started_lines(args, db)
+
+    class Server(uvicorn.Server):
+        async def startup(self, sockets: Any = None) -> None:
+            await super().startup(sockets=sockets)
+            if self.started:
+                print("\n".join(lines), file=sys.stderr, flush=True)
+
+    config = uvicorn.Config(
+        app, host=args.host, port=args.port, log_level=args.log_level, access_log=False
+    )
+    Server(config).run()
+    return 0
+
+
+def _settings(args: argparse.Namespace, db: str) -> Any:
+    from cbeal.service.app import Settings
+
+    return Settings(
+        db=db,
+        open=args.open,
+        undo_seconds=args.undo_seconds,
+        lease_seconds=args.lease_seconds,
+        task_lease_seconds=args.task_lease_seconds,
+        checkpoint_every=args.checkpoint_every,
+        retrain=args.retrain,
+        sqlite_sync=args.sqlite_sync,
+    )
+
+
+# ---------------------------------------------------------------------- tokens
+def _token_parser(sub: Any) -> None:
+    token = sub.add_parser(
+        "token",
+        help="manage API tokens of the service",
+        description="Manage the service's API tokens.",
+        formatter_class=HelpFormatter,
+    )
+    token_sub = token.add_subparsers(dest="action", required=True, title="actions")
+    create = token_sub.add_parser(
+        "create",
+        help="create a token (printed once)",
+        description="Create an API token; it is printed once and only its hash is stored.",
+        formatter_class=HelpFormatter,
+    )
+    create.add_argument(
+        "--role",
+        required=True,
+        choices=("ingest", "annotate", "admin"),
+        help="what the token may do",
+    )
+    create.add_argument("--name", default="cli", help="who uses it (shown in the audit)")
+    _db_flag(create)
+    create.set_defaults(func=run_token_create)
+
+
+def run_token_create(args: argparse.Namespace) -> int:
+    from cbeal.service.engine.tokens import create_token
+    from cbeal.service.store.db import DatabaseUnavailable, connect, migrate
+
+    try:
+        engine = connect(args.db or _default_db())
+        migrate(engine)
+    except DatabaseUnavailable as exc:
+        print(f"cbeal: error: {exc}", file=sys.stderr)
+        return 1
+    token = create_token(engine, role=args.role, name=args.name)
+    print(token)
+    print(f"(role {args.role}; shown once — only its hash is stored)", file=sys.stderr)
+    return 0

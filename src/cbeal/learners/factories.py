@@ -1,0 +1,64 @@
+"""Fresh scikit-learn classifiers with ``predict_proba``, one factory per learner.
+
+Their short names (``svm``, ``logreg``, …) are resolved by :mod:`cbeal.catalog`; this
+module only builds the estimators, so that scikit-learn stays in the learner layer.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "gradient_boosting",
+    "logistic_regression",
+    "logistic_regression_l1",
+    "platt_svm",
+    "random_forest",
+    "svc_libsvm",
+]
+
+
+def platt_svm(random_state: Any = None) -> Any:
+    """:class:`~cbeal.learners.PlattSVC`, the paper's Platt-scaled RBF SVM."""
+    from cbeal.learners.platt_svm import PlattSVC
+
+    return PlattSVC(random_state=random_state)
+
+
+def svc_libsvm(random_state: Any = None) -> Any:
+    """``SVC(probability=True)`` (deprecated in scikit-learn 1.9)."""
+    from sklearn.svm import SVC
+
+    return SVC(probability=True, random_state=random_state)
+
+
+def logistic_regression(random_state: Any = None) -> Any:
+    """Plain L2 logistic regression."""
+    from sklearn.linear_model import LogisticRegression
+
+    return LogisticRegression(max_iter=1000)
+
+
+def logistic_regression_l1(random_state: Any = None) -> Any:
+    """The case study's L1-penalised logistic regression (two classes).
+
+    >>> logistic_regression_l1()
+    LogisticRegression(l1_ratio=1.0, solver='liblinear')
+    """
+    from sklearn.linear_model import LogisticRegression
+
+    return LogisticRegression(l1_ratio=1.0, solver="liblinear")
+
+
+def random_forest(random_state: Any = None) -> Any:
+    """A random forest of 100 trees."""
+    from sklearn.ensemble import RandomForestClassifier
+
+    return RandomForestClassifier(n_estimators=100, random_state=random_state)
+
+
+def gradient_boosting(random_state: Any = None) -> Any:
+    """Histogram gradient boosting."""
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    return HistGradientBoostingClassifier(random_state=random_state)

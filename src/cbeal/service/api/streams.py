@@ -1,0 +1,115 @@
+"""Streams: create, list, status, configuration, history, exports."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Path, Query
+from fastapi.responses import JSONResponse, Response
+
+from cbeal.service.deps import Admin, AnyRole, ServiceDep
+from cbeal.service.engine.insight import history
+from cbeal.service.engine.status import stream_config, stream_status
+from cbeal.service.schemas.common import errors
+from cbeal.service.schemas.streams import (
+    HistoryOut,
+    StreamConfig,
+    StreamConfigOut,
+    StreamListOut,
+    StreamStatusOut,
+)
+
+__all__ = ["StreamName", "router"]
+
+StreamName = Annotated[str, Path(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")]
+
+router = APIRouter(prefix="/api/v1/streams", tags=["streams"])
+
+
+@router.post("", status_code=201, response_model=StreamStatusOut, responses=errors(409, 413, 422))
+def create_stream(config: StreamConfig, who: Admin, service: ServiceDep) -> dict[str, Any]:
+    """Create a stream (a line or machine): its features, classes, preset and budget."""
+    service.streams.create(config)
+    return stream_status(service, config.name)
+
+
+@router.get("", response_model=StreamListOut, responses=errors())
+def list_streams(who: AnyRole, service: ServiceDep) -> dict[str, Any]:
+    return {"streams": service.streams.names()}
+
+
+@router.get("/{name}", response_model=StreamStatusOut, responses=errors(404, 409, 503))
+def status(name: StreamName, who: AnyRole, service: ServiceDep) -> dict[str, Any]:
+    """The stream's state: samples, labels, budget, weights, queue, model version."""
+    return stream_status(service, name)
+
+
+@router.get("/{name}/config", response_model=StreamConfigOut, responses=errors(404, 409, 503))
+def config(name: StreamName, who: AnyRole, service: ServiceDep) -> dict[str, Any]:
+    """The stream's configuration, its agents in plain words and how they are weighed."""
+    return stream_config(service, name)
+
+
+@router.get("/{name}/history", response_model=HistoryOut, responses=errors(404, 409, 503))
+def stream_history(
+    name: StreamName,
+    who: AnyRole,
+    service: ServiceDep,
+    points: Annotated[int, Query(ge=2, le=500)] = 60,
+) -> dict[str, Any]:
+    """The stream over time, in `points` bins: the dashboard's charts."""
+    return history(service.streams, name, points)
+
+
+_FILES = {
+    "content": {"text/csv": {}, "application/vnd.apache.parquet": {}},
+    "description": "every sample with its decision and label",
+}
+
+
+@router.get(
+    "/{name}/export",
+    tags=["export"],
+    response_class=Response,
+    responses={200: _FILES, **errors(404, 409, 422, 503)},
+)
+def export(
+    name: StreamName,
+    who: Admin,
+    service: ServiceDep,
+    format: Annotated[str, Query(pattern="^(csv|parquet)$")] = "csv",
+) -> Response:
+    from cbeal.service.engine.export import export_table
+
+    data, media = export_table(service, name, format)
+    return Response(
+        data,
+        media_type=media,
+        headers={"Content-Disposition": f'attachment; filename="{name}.{format}"'},
+    )
+
+
+@router.get(
+    "/{name}/model",
+    tags=["export"],
+    response_class=Response,
+    responses={
+        200: {"content": {"application/zip": {}}, "description": "the model file"},
+        **errors(404, 409, 503),
+    },
+)
+def model_file(name: StreamName, who: Admin, service: ServiceDep) -> Response:
+    """The stream's model in cbeal's safe model-file format (``CbeAL.load``)."""
+    runtime = service.streams.get(name)
+    with runtime.lock:
+        if runtime.model is None:
+            return JSONResponse(
+                {"detail": "the stream is still in its cold start: no model yet"},
+                status_code=409,
+            )
+        data = runtime.model.to_bytes()
+    return Response(
+        data,
+        media_type="application/zip",
+        headers={"Content-Disposition": f'attachment; filename="{name}.cbeal"'},
+    )

@@ -1,0 +1,95 @@
+"""The expert's tasks: the next one, what it shows, and the answers to it."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Path, Query
+from fastapi.responses import Response
+
+from cbeal.service.api.streams import StreamName
+from cbeal.service.deps import Annotate, ServiceDep
+from cbeal.service.engine.insight import sample_context
+from cbeal.service.schemas.common import errors
+from cbeal.service.schemas.tasks import AnswerIn, ContextOut, LabelIn, TaskOut
+
+__all__ = ["TaskId", "router"]
+
+TaskId = Annotated[int, Path(ge=1, le=2**62)]
+
+router = APIRouter(tags=["tasks"])
+
+
+@router.get(
+    "/api/v1/streams/{name}/tasks/next",
+    response_model=TaskOut,
+    responses={204: {"description": "no task is waiting"}, **errors(404, 409, 422, 503)},
+)
+def next_task(
+    name: StreamName,
+    who: Annotate,
+    service: ServiceDep,
+    lease_seconds: Annotated[float | None, Query(gt=0, le=30 * 86400)] = None,
+    held: bool = True,
+) -> Any:
+    """Lease the next task of the stream to the caller (the same one again on a reload)."""
+    task = service.tasks.lease_next(name, f"{who.name}#{who.token_id}", lease_seconds, held)
+    if task is None:
+        return Response(status_code=204)
+    return task
+
+
+@router.get("/api/v1/tasks/{task_id}", response_model=TaskOut, responses=errors(404, 422))
+def get_task(task_id: TaskId, who: Annotate, service: ServiceDep) -> dict[str, Any]:
+    return service.tasks.view(task_id)
+
+
+@router.get(
+    "/api/v1/tasks/{task_id}/context", response_model=ContextOut, responses=errors(404, 422)
+)
+def task_context(
+    task_id: TaskId,
+    who: Annotate,
+    service: ServiceDep,
+    top: Annotated[int, Query(ge=1, le=50)] = 8,
+) -> dict[str, Any]:
+    """The part against the labelled pool: each feature's percentile and z-score."""
+    return sample_context(service.streams, service.tasks.view(task_id), top)
+
+
+@router.post(
+    "/api/v1/tasks/{task_id}/label", response_model=TaskOut, responses=errors(404, 409, 422, 503)
+)
+def label(task_id: TaskId, body: LabelIn, who: Annotate, service: ServiceDep) -> dict[str, Any]:
+    """Label the task (idempotent by request_id); the model learns it after the undo window."""
+    out = service.tasks.label(task_id, body.label, body.request_id, who.name)
+    service.metrics.labels.labels(out["stream"]).inc()
+    return out
+
+
+@router.post(
+    "/api/v1/tasks/{task_id}/skip", response_model=TaskOut, responses=errors(404, 409, 422)
+)
+def skip(task_id: TaskId, body: AnswerIn, who: Annotate, service: ServiceDep) -> dict[str, Any]:
+    """Not now: the task goes back to the queue, behind the tasks never skipped."""
+    return service.tasks.skip(task_id)
+
+
+@router.post(
+    "/api/v1/tasks/{task_id}/cannot-tell",
+    response_model=TaskOut,
+    responses=errors(404, 409, 422, 503),
+)
+def cannot_tell(
+    task_id: TaskId, body: AnswerIn, who: Annotate, service: ServiceDep
+) -> dict[str, Any]:
+    """Close the task without a label; the label stays spent."""
+    return service.tasks.cannot_tell(task_id, body.request_id, who.name)
+
+
+@router.post(
+    "/api/v1/tasks/{task_id}/undo", response_model=TaskOut, responses=errors(404, 409, 422)
+)
+def undo(task_id: TaskId, body: AnswerIn, who: Annotate, service: ServiceDep) -> dict[str, Any]:
+    """Withdraw a label within the undo window: the task is open again."""
+    return service.tasks.undo(task_id)

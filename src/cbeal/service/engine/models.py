@@ -1,0 +1,52 @@
+"""A stream's model as its configuration says: built through the catalog, preprocessed, and
+the class drawn in red."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cbeal.service.schemas.streams import StreamConfig
+
+__all__ = ["build_model", "failure_class", "preprocessor"]
+
+
+def build_model(config: StreamConfig) -> Any:
+    """The stream's unfitted CbeAL: refits only when the service says (``refit_every=None``)."""
+    from cbeal.catalog import learner
+    from cbeal.models import CbeAL
+
+    common: dict[str, Any] = {
+        "estimator": learner(config.learner, random_state=config.seed),
+        "budget": config.budget,
+        "classes": list(config.classes),
+        "refit_every": None,
+        "preprocessor": None,
+        "id_prefix": config.name,
+        "random_state": config.seed,
+    }
+    if config.agents is None:
+        return CbeAL.from_preset(config.preset, **common)
+    return CbeAL.from_agents(config.agents, **common)
+
+
+def preprocessor(config: StreamConfig, rows: Any) -> Any:
+    """The fitted preprocessing (None for ``preprocess='none'``), fitted on `rows`."""
+    if config.preprocess == "none":
+        return None
+    from cbeal.learners import fit_preprocessor
+
+    return fit_preprocessor(rows)
+
+
+def failure_class(config: Any) -> Any:
+    """The class shown in red everywhere: the configured one, else D0's rarest, else the last."""
+    if getattr(config, "failure_class", None) is not None:
+        return config.failure_class
+    if config.initial is not None:
+        counts = {
+            repr(c): sum(repr(y) == repr(c) for y in config.initial.y) for c in config.classes
+        }
+        present = [c for c in config.classes if counts[repr(c)] > 0]
+        if len(present) >= 2:
+            return min(reversed(present), key=lambda c: counts[repr(c)])
+    return config.classes[-1]

@@ -1,0 +1,56 @@
+"""Everything one service process holds, apart from HTTP: the database, its streams, the
+task queue, the background work and the metrics."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from cbeal.service.engine.background import Background
+from cbeal.service.engine.streams import Streams
+from cbeal.service.engine.tasks import TaskOps
+from cbeal.service.metrics import Metrics
+from cbeal.service.store.db import connect, migrate
+
+if TYPE_CHECKING:
+    from cbeal.service.settings import Settings
+
+__all__ = ["Service"]
+
+
+class Service:
+    """The decision engine of one process: streams, tasks, retraining, checkpoints."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.engine = connect(settings.db, sqlite_sync=settings.sqlite_sync)
+        migrate(self.engine)
+        self.streams = Streams(
+            self.engine, owner=settings.owner, lease_seconds=settings.lease_seconds
+        )
+        self.tasks = TaskOps(
+            self.streams,
+            undo_seconds=settings.undo_seconds,
+            lease_seconds=settings.task_lease_seconds,
+        )
+        self.background = Background(
+            self.streams,
+            self.tasks,
+            checkpoint_every=settings.checkpoint_every,
+            retrain=settings.retrain,
+        )
+        self.metrics = Metrics()
+        if settings.retrain == "sync":
+            self.tasks.after_learning = self.background.refit_now
+
+    def start(self) -> None:
+        # loading a checkpoint needs skops, whose first import takes about 2 s (it lists
+        # every scikit-learn estimator): pay that before serving, not in the first request
+        # after a restart
+        import skops.io  # noqa: F401
+
+        self.background.start()
+
+    def stop(self) -> None:
+        self.background.stop()
+        self.streams.release()
+        self.engine.dispose()

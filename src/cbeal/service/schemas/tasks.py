@@ -1,0 +1,68 @@
+"""The expert's tasks: what a task shows, and the answers to it."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from cbeal.service.schemas.decisions import AgentRef, DecisionOut, QuestionOut
+from cbeal.service.schemas.streams import Label
+
+__all__ = ["AnswerIn", "ContextOut", "LabelIn", "TaskOut"]
+
+RequestId = Annotated[str, Field(min_length=1, max_length=100)]
+
+
+class LabelIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    label: Label
+    request_id: RequestId
+
+
+class AnswerIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    request_id: RequestId
+
+
+class TaskOut(BaseModel):
+    task_id: int
+    stream: str
+    status: str = Field(description="open, labelled, learned, cannot_tell or expired")
+    sample_id: str
+    x: list[float | None] = Field(description="the part's values in the stream's feature order")
+    received_at: float
+    created_at: float
+    skips: int
+    lease_until: float | None
+    label: Any
+    labelled_at: float | None
+    learned_at: float | None
+    reward: float | None
+    correct: bool | None = Field(description="whether the model's prediction was right")
+    question: QuestionOut | None
+    explanation: str
+    asked_by: list[AgentRef]
+    decision: DecisionOut
+
+
+class FeatureOut(BaseModel):
+    name: str
+    value: float | None
+    percentile: float | None
+    z: float | None
+    unusual: bool
+
+
+class StripOut(BaseModel):
+    name: str
+    value: float | None
+    pool: dict[str, list[float]] = Field(description="labelled values of the feature, by class")
+
+
+class ContextOut(BaseModel):
+    features: list[FeatureOut] = Field(description="most unusual first")
+    strips: list[StripOut]
+    pool_size: int
+    failure_class: Any
+    classes: list[Any]

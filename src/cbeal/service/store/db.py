@@ -1,0 +1,124 @@
+"""The database: an embedded SQLite file by default, or PostgreSQL by URL; schema by Alembic.
+
+SQLite runs in WAL mode with ``synchronous=NORMAL`` by default: a transaction the service
+acknowledged survives a killed process (``kill -9``: the log is in the operating system's
+hands), and commits take about 0.1 ms. ``sqlite_sync="FULL"`` also survives a power cut or
+an operating-system crash, at about 5 ms per commit on this project's machines.
+``migrate`` brings any database to the newest schema (creating it on first start) with the
+migrations shipped in this package.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import orjson
+from sqlalchemy import Engine, create_engine, event
+
+__all__ = ["DatabaseUnavailable", "connect", "default_url", "migrate", "redact"]
+
+MIGRATIONS = Path(__file__).parent.parent / "migrations"
+
+
+class DatabaseUnavailable(RuntimeError):
+    """The database cannot be reached or opened; the message is one line saying what to do."""
+
+
+def redact(url: str) -> str:
+    """`url` with its password hidden, for messages and logs.
+
+    >>> redact("postgresql+psycopg://cbeal:s3cret@db/cbeal")
+    'postgresql+psycopg://cbeal:***@db/cbeal'
+    """
+    from sqlalchemy.engine import make_url
+
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:
+        return "<unreadable database URL>"
+
+
+def default_url(path: str | Path = "cbeal-service.db") -> str:
+    """The embedded default: a SQLite file."""
+    return f"sqlite:///{Path(path).resolve()}"
+
+
+def _dumps(value: Any) -> str:
+    return orjson.dumps(value, option=orjson.OPT_SERIALIZE_NUMPY).decode()
+
+
+def _loads(value: Any) -> Any:
+    # SQLite hands back a JSON number stored in a JSON column (a label 1) as a number; the
+    # stdlib's json.loads raises TypeError there, which SQLAlchemy's SQLite type catches,
+    # but orjson raises its own error
+    if isinstance(value, int | float):
+        return value
+    return orjson.loads(value)
+
+
+# orjson for the JSON columns (several times faster than the stdlib); module-level
+# functions, since psycopg warns that closures registered as its JSON codecs may leak
+_JSON: dict[str, Any] = {"json_serializer": _dumps, "json_deserializer": _loads}
+
+
+def connect(url: str, *, sqlite_sync: str = "NORMAL") -> Engine:
+    """An engine for `url` (``sqlite:///path`` or ``postgresql+psycopg://…``)."""
+    from sqlalchemy.exc import ArgumentError, NoSuchModuleError
+
+    try:
+        return _engine(url, sqlite_sync)
+    except (ArgumentError, NoSuchModuleError) as exc:
+        raise DatabaseUnavailable(
+            f"cannot read the database URL {redact(url)!r} ({exc}); write sqlite:///path/file.db "
+            "or postgresql+psycopg://user@host:5432/database"
+        ) from None
+
+
+def _engine(url: str, sqlite_sync: str) -> Engine:
+    if url.startswith("sqlite"):
+        if sqlite_sync.upper() not in ("NORMAL", "FULL"):
+            raise ValueError(f"sqlite_sync must be NORMAL or FULL, got {sqlite_sync!r}")
+        engine = create_engine(
+            url,
+            connect_args={"check_same_thread": False, "timeout": 10},
+            pool_size=8,
+            max_overflow=8,
+            **_JSON,
+        )
+
+        def pragmas(dbapi_connection: Any, _record: Any) -> None:
+            cursor = dbapi_connection.cursor()
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute(f"PRAGMA synchronous={sqlite_sync.upper()}")
+            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.execute("PRAGMA busy_timeout=10000")
+            cursor.close()
+
+        event.listen(engine, "connect", pragmas)
+        return engine
+    return create_engine(url, pool_size=8, max_overflow=8, pool_pre_ping=True, **_JSON)
+
+
+def migrate(engine: Engine) -> None:
+    """Create or upgrade the schema to the newest migration.
+
+    An unreachable database raises :class:`DatabaseUnavailable` with one line.
+    """
+    from alembic import command
+    from alembic.config import Config
+    from sqlalchemy.exc import DBAPIError, OperationalError
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    try:
+        with engine.begin() as conn:
+            cfg.attributes["connection"] = conn
+            command.upgrade(cfg, "head")
+    except (OperationalError, DBAPIError) as exc:
+        first = str(getattr(exc, "orig", exc)).strip().splitlines()
+        raise DatabaseUnavailable(
+            f"cannot open the database {redact(str(engine.url))}: "
+            f"{first[0] if first else type(exc).__name__}; check that the database server "
+            "is running and that the URL (host, port, user, database name) is right"
+        ) from None

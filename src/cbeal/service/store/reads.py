@@ -1,0 +1,105 @@
+"""What the dashboard, the labelling page and the exports read: counts, the labelled pool,
+a stream's recent history and every sample with its answer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Connection, Integer, Select, func, select
+
+from cbeal.service.store.tables import samples, tasks
+
+__all__ = ["export_query", "history_rows", "pool_rows", "stream_counts"]
+
+POOL_STATES = ("initial", "labelled", "learned")
+
+
+def stream_counts(conn: Connection, stream_id: int) -> dict[str, int]:
+    """Samples received, labels received, labels learned and how many were predicted right."""
+    learned, right = conn.execute(
+        select(func.count(), func.sum(func.cast(tasks.c.correct, Integer))).where(
+            tasks.c.stream_id == stream_id, tasks.c.correct.is_not(None)
+        )
+    ).one()
+    received = conn.execute(
+        select(func.count()).where(
+            tasks.c.stream_id == stream_id, tasks.c.status.in_(("labelled", "learned"))
+        )
+    ).scalar_one()
+    n_samples = conn.execute(
+        select(func.count()).where(samples.c.stream_id == stream_id, samples.c.seq > 0)
+    ).scalar_one()
+    return {
+        "samples": int(n_samples),
+        "labels": int(received),
+        "learned": int(learned),
+        "right": int(right or 0),
+    }
+
+
+def pool_rows(conn: Connection, stream_id: int) -> list[Any]:
+    """Raw rows and labels of every labelled sample (D0 and the answered tasks)."""
+    return list(
+        conn.execute(
+            select(samples.c.x, tasks.c.label)
+            .select_from(samples.join(tasks, tasks.c.sample_pk == samples.c.id))
+            .where(samples.c.stream_id == stream_id, tasks.c.status.in_(POOL_STATES))
+        )
+    )
+
+
+def history_rows(conn: Connection, stream_id: int, last: int) -> tuple[list[Any], list[Any]]:
+    """The last `last` samples (arrival, asked, model version, decision), oldest first, and
+    every task of the stream beyond D0 (times, status, label, right or wrong)."""
+    srows = conn.execute(
+        select(
+            samples.c.received_at,
+            samples.c.acquire,
+            samples.c.model_version,
+            samples.c.decision,
+        )
+        .where(samples.c.stream_id == stream_id, samples.c.seq > 0)
+        .order_by(samples.c.seq.desc())
+        .limit(last)
+    ).all()[::-1]
+    trows = conn.execute(
+        select(
+            tasks.c.created_at,
+            tasks.c.labelled_at,
+            tasks.c.learned_at,
+            tasks.c.status,
+            tasks.c.label,
+            tasks.c.correct,
+        ).where(tasks.c.stream_id == stream_id, tasks.c.status != "initial")
+    ).all()
+    return list(srows), list(trows)
+
+
+def export_query(stream_id: int) -> Select[Any]:
+    """Every sample of the stream in arrival order, with its decision and its task."""
+    return (
+        select(
+            samples.c.sample_id,
+            samples.c.seq,
+            samples.c.received_at,
+            samples.c.x,
+            samples.c.acquire,
+            samples.c.decision_id,
+            samples.c.p_acquire,
+            samples.c.prediction,
+            samples.c.certainty,
+            samples.c.model_version,
+            samples.c.decision,
+            tasks.c.id.label("task_id"),
+            tasks.c.status,
+            tasks.c.label,
+            tasks.c.labelled_at,
+            tasks.c.labelled_by,
+            tasks.c.learned_at,
+            tasks.c.reward,
+            tasks.c.correct,
+        )
+        .select_from(samples.outerjoin(tasks, tasks.c.sample_pk == samples.c.id))
+        .where(samples.c.stream_id == stream_id)
+        .order_by(samples.c.seq)
+    )

@@ -1,0 +1,203 @@
+"""The expert's queue in SQL: tasks, their leases and the answers they hold.
+
+Every update is conditional on the task's current status (and lease), so a lost race
+changes nothing and the caller sees ``False``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Connection, and_, or_, select, update
+
+from cbeal.service.store.tables import samples, tasks
+
+__all__ = [
+    "close_task",
+    "due_labels",
+    "free_task",
+    "held_task",
+    "lease_task",
+    "mark_learned",
+    "old_open_tasks",
+    "queue_rows",
+    "reopen_task",
+    "set_labelled",
+    "skip_task",
+    "task_row",
+    "task_view_row",
+    "task_with_decision",
+]
+
+
+def task_row(conn: Connection, task_id: int) -> Any:
+    return conn.execute(select(tasks).where(tasks.c.id == task_id)).first()
+
+
+def task_view_row(conn: Connection, task_id: int) -> Any:
+    """The task with its sample: id, row, decision and arrival time."""
+    return conn.execute(
+        select(tasks, samples.c.sample_id, samples.c.x, samples.c.decision, samples.c.received_at)
+        .select_from(tasks.join(samples, samples.c.id == tasks.c.sample_pk))
+        .where(tasks.c.id == task_id)
+    ).first()
+
+
+def task_with_decision(conn: Connection, task_id: int) -> Any:
+    return conn.execute(
+        select(tasks, samples.c.decision)
+        .select_from(tasks.join(samples, samples.c.id == tasks.c.sample_pk))
+        .where(tasks.c.id == task_id)
+    ).first()
+
+
+def _free(t: float) -> Any:
+    return or_(tasks.c.lease_until.is_(None), tasks.c.lease_until <= t)
+
+
+def held_task(conn: Connection, stream_id: int, holder: str, t: float) -> int | None:
+    """The oldest open task `holder` leases now, if any."""
+    row = conn.execute(
+        select(tasks.c.id)
+        .where(
+            tasks.c.stream_id == stream_id,
+            tasks.c.status == "open",
+            tasks.c.lease_owner == holder,
+            tasks.c.lease_until > t,
+        )
+        .order_by(tasks.c.id)
+        .limit(1)
+    ).first()
+    return None if row is None else int(row.id)
+
+
+def free_task(conn: Connection, stream_id: int, t: float) -> int | None:
+    """The next open task nobody leases: fewest skips first, then oldest."""
+    row = conn.execute(
+        select(tasks.c.id)
+        .where(tasks.c.stream_id == stream_id, tasks.c.status == "open", _free(t))
+        .order_by(tasks.c.skips, tasks.c.id)
+        .limit(1)
+    ).first()
+    return None if row is None else int(row.id)
+
+
+def lease_task(conn: Connection, task_id: int, holder: str, t: float, until: float) -> bool:
+    res = conn.execute(
+        update(tasks)
+        .where(tasks.c.id == task_id, _free(t), tasks.c.status == "open")
+        .values(lease_owner=holder, lease_until=until)
+    )
+    return res.rowcount == 1
+
+
+def queue_rows(conn: Connection, stream_id: int) -> list[Any]:
+    """Status, creation time and lease of the open and labelled tasks."""
+    return list(
+        conn.execute(
+            select(tasks.c.status, tasks.c.created_at, tasks.c.lease_until).where(
+                tasks.c.stream_id == stream_id, tasks.c.status.in_(("open", "labelled"))
+            )
+        )
+    )
+
+
+def set_labelled(
+    conn: Connection, task_id: int, label: Any, request_id: str, by: str, t: float
+) -> bool:
+    res = conn.execute(
+        update(tasks)
+        .where(tasks.c.id == task_id, tasks.c.status == "open")
+        .values(
+            status="labelled",
+            label=label,
+            request_id=request_id,
+            labelled_at=t,
+            labelled_by=by,
+            lease_owner=None,
+            lease_until=None,
+        )
+    )
+    return res.rowcount == 1
+
+
+def reopen_task(conn: Connection, task_id: int) -> bool:
+    """Withdraw a label the model has not learned yet: the task is open again."""
+    res = conn.execute(
+        update(tasks)
+        .where(tasks.c.id == task_id, tasks.c.status == "labelled")
+        .values(status="open", label=None, request_id=None, labelled_at=None, labelled_by=None)
+    )
+    return res.rowcount == 1
+
+
+def skip_task(conn: Connection, task_id: int) -> bool:
+    res = conn.execute(
+        update(tasks)
+        .where(tasks.c.id == task_id, tasks.c.status == "open")
+        .values(skips=tasks.c.skips + 1, lease_owner=None, lease_until=None)
+    )
+    return res.rowcount == 1
+
+
+def due_labels(conn: Connection, task_id: int | None, labelled_before: float) -> list[Any]:
+    """Labelled tasks (id, stream_id) to teach the model: `task_id`, or every one labelled
+    before `labelled_before`, oldest first."""
+    cond = [tasks.c.status == "labelled"]
+    cond.append(
+        tasks.c.id == task_id if task_id is not None else tasks.c.labelled_at <= labelled_before
+    )
+    return list(
+        conn.execute(
+            select(tasks.c.id, tasks.c.stream_id)
+            .where(and_(*cond))
+            .order_by(tasks.c.labelled_at, tasks.c.id)
+        )
+    )
+
+
+def mark_learned(
+    conn: Connection, task_id: int, reward: float | None, correct: bool | None, t: float
+) -> bool:
+    res = conn.execute(
+        update(tasks)
+        .where(tasks.c.id == task_id, tasks.c.status == "labelled")
+        .values(status="learned", learned_at=t, reward=reward, correct=correct)
+    )
+    return res.rowcount == 1
+
+
+def close_task(
+    conn: Connection,
+    task_id: int,
+    status: str,
+    request_id: str | None,
+    by: str | None,
+    t: float,
+) -> bool:
+    """Close an open task without a label (cannot tell, expired)."""
+    res = conn.execute(
+        update(tasks)
+        .where(tasks.c.id == task_id, tasks.c.status == "open")
+        .values(
+            status=status,
+            request_id=request_id,
+            labelled_at=t,
+            labelled_by=by,
+            lease_owner=None,
+            lease_until=None,
+        )
+    )
+    return res.rowcount == 1
+
+
+def old_open_tasks(conn: Connection, stream_id: int, created_before: float) -> list[Any]:
+    return list(
+        conn.execute(
+            select(tasks).where(
+                tasks.c.stream_id == stream_id,
+                tasks.c.status == "open",
+                tasks.c.created_at < created_before,
+            )
+        )
+    )

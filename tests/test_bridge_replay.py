@@ -1,0 +1,113 @@
+"""`cbeal replay` of a historian's export at its own pace (`speed`), against a real service."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+pytest.importorskip("httpx")
+import httpx
+
+from cbeal.bridges.replay import replay
+from cbeal.core import InvalidInputError, ParameterError
+
+from .service_helpers import FEATURES, Server, line, stream_config
+
+
+def _export(s: Any, path: Path, times: list[Any], ids: list[str]) -> Path:
+    """A historian's export: a time column, a column per tag, one row per part."""
+    frame = pd.DataFrame(s.X_stream[: len(times)], columns=FEATURES)
+    frame.insert(0, "part", ids)
+    frame.insert(0, "time", times)
+    if path.suffix == ".parquet":
+        frame.to_parquet(path)
+    else:
+        frame.to_csv(path, index=False)
+    return path
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    tmp = tmp_path_factory.mktemp("replay")
+    server = Server(f"sqlite:///{tmp / 'replay.db'}", extra=("--open",)).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def _stream(server: Server, name: str, seed: int) -> Any:
+    s = line(seed=seed)
+    cfg = stream_config(s, name=name)
+    httpx.post(f"{server.url}/api/v1/streams", json=cfg, timeout=30).raise_for_status()
+    return s
+
+
+class _FakeClock:
+    """Time that moves only when the replay sleeps: its pace, measured exactly."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+        self.sleeps: list[float] = []
+
+    def clock(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        self.now += seconds
+
+
+def test_speed_keeps_the_historians_pace(service: Server, tmp_path: Path) -> None:
+    s = _stream(service, "paced", seed=31)
+    # out of order in the file, as exports from several tags can be; 3 parts at 10:00:01
+    times = ["2026-03-02 10:00:03", "2026-03-02 10:00:00", "2026-03-02 10:00:01",
+             "2026-03-02 10:00:01", "2026-03-02 10:00:01", "2026-03-02 10:00:09"]  # fmt: skip
+    path = _export(s, tmp_path / "historian.csv", times, [f"h{i}" for i in range(6)])
+    fake = _FakeClock()
+    seen: list[tuple[float, int]] = []
+    out = replay(
+        path, stream="paced", url=service.url, token=None, id_col="part", time_col="time",
+        speed=2.0, clock=fake.clock, sleep=fake.sleep,
+        progress=lambda sent, asked, answered: seen.append((fake.now - 1000.0, sent)),
+    )  # fmt: skip
+    assert out["sent"] == 6
+    # due at 0, 0.5 (three parts, one request), 1.5, 4.5 seconds: 9 s of history at speed 2
+    assert seen == [(0.0, 1), (0.5, 4), (1.5, 5), (4.5, 6)]
+    assert fake.sleeps == [0.5, 1.0, 3.0]
+    st = httpx.get(f"{service.url}/api/v1/streams/paced", timeout=30).json()
+    assert st["samples_received"] == 6
+
+
+def test_speed_in_real_time_and_as_fast_as_possible(service: Server, tmp_path: Path) -> None:
+    s = _stream(service, "realtime", seed=32)
+    path = _export(s, tmp_path / "historian.parquet", [i * 0.1 for i in range(20)],
+                   [f"r{i}" for i in range(20)])  # fmt: skip
+    calls: list[int] = []
+    start = time.monotonic()
+    replay(path, stream="realtime", url=service.url, token=None, id_col="part",
+           time_col="time", speed=2.0, progress=lambda *a: calls.append(a[0]))  # fmt: skip
+    assert time.monotonic() - start >= 1.9 / 2.0 - 0.01  # never ahead of the pace
+    assert calls[-1] == 20 and len(calls) > 1
+    calls.clear()  # without speed: as fast as the service takes them, one request here
+    replay(path, stream="realtime", url=service.url, token=None, id_col="part",
+           time_col="time", progress=lambda *a: calls.append(a[0]))  # fmt: skip
+    assert calls == [20]
+    st = httpx.get(f"{service.url}/api/v1/streams/realtime", timeout=30).json()
+    assert st["samples_received"] == 20  # the second replay's parts were duplicates
+
+
+def test_speed_errors_say_what_to_do(tmp_path: Path) -> None:
+    s = line(seed=33)
+    path = _export(s, tmp_path / "h.csv", ["10:00", "later", "10:02"], ["a", "b", "c"])
+    kw: dict[str, Any] = {"stream": "x", "url": "http://127.0.0.1:9", "token": None}
+    with pytest.raises(ParameterError, match="`speed` needs the `time` column"):
+        replay(path, speed=1.0, **kw)
+    with pytest.raises(ParameterError, match="must be positive"):
+        replay(path, time_col="time", speed=0.0, **kw)
+    with pytest.raises(InvalidInputError, match="holds neither dates nor numbers"):
+        replay(path, time_col="time", speed=1.0, **kw)
