@@ -6,9 +6,9 @@ agent, preset and learner has one plain-words label and a one-line description, 
 command line, the reports, the labelling page and the dashboard all show. Every front door
 builds its models through here (:func:`cbeal.models.stream_model`).
 
->>> from cbeal.catalog import RECOMMENDED, agent_entry, describe_budget
->>> RECOMMENDED
-'CBEAL-4U'
+>>> from cbeal.catalog import RECOMMENDED, agent_entry, describe_budget, preset_entry
+>>> preset_entry(RECOMMENDED).family       # the default of every front door
+'recommended'
 >>> agent_entry("ENT").label, describe_budget("50")
 ('entropy sampler', '50 labels, spent whenever the agents ask')
 """

@@ -71,8 +71,9 @@ class RunOptions:
 def ensemble(preset: str | None, agents: str | None) -> tuple[str, list[str] | None]:
     """CbeAL's display name and, for `agents`, their catalog names (None for a preset).
 
-    >>> ensemble(None, None), ensemble("cbeal-6", None)
-    (('CBEAL-4U', None), ('CBEAL-6', None))
+    >>> from cbeal.catalog import RECOMMENDED
+    >>> ensemble(None, None) == (RECOMMENDED, None), ensemble("cbeal-6", None)
+    (True, ('CBEAL-6', None))
     >>> ensemble(None, "ld2, ent")
     ('CbeAL(LD2,ENT)', ['LD2', 'ENT'])
     """
