@@ -96,7 +96,7 @@ def project_tasks(label_studio: Any, project: int, *, annotated: bool) -> list[d
 
 def _cbeal_task(ls_task: dict[str, Any], stream: str) -> int | None:
     data = ls_task.get("data") or {}
-    if data.get("cbeal_stream") != stream or not isinstance(data.get("cbeal_task"), int):
+    if data.get("cbeal_stream") != stream or type(data.get("cbeal_task")) is not int:
         return None
     return int(data["cbeal_task"])
 
