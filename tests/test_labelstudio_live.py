@@ -337,3 +337,15 @@ def test_after_the_undo_window_label_studio_cannot_change_a_learned_label(
     assert eventually(lambda: cb.task(t2)["status"] == "learned")
     view = cb.task(t1)
     assert view["status"] == "learned" and view["label"] == "fail"
+
+    # one-line errors: no token, a wrong token, an unknown project
+    env = {k: v for k, v in cb.env.items() if k != "LABEL_STUDIO_TOKEN"}
+    where = ("labelstudio", "pull", "--stream", "line1", "--url", cb.server.url)
+    out = _cli(*where, "--ls-url", ls.url, "--project", str(project), env=env)
+    assert out.returncode == 2 and "set $LABEL_STUDIO_TOKEN" in out.stderr
+    env["LABEL_STUDIO_TOKEN"] = "not-the-token"
+    out = _cli(*where, "--ls-url", ls.url, "--project", str(project), env=env)
+    assert out.returncode == 1 and "refused the token" in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+    out = _cli(*where, "--ls-url", ls.url, "--project", "9999", env=cb.env)
+    assert out.returncode == 1 and "has no project 9999" in out.stderr

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import copy
 import json
+import os
+import subprocess
+import sys
 import time
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterator
@@ -24,7 +27,7 @@ from cbeal.bridges.client import Client
 from cbeal.bridges.labelstudio import WEBHOOK, label_config, pull, push
 from cbeal.service.app import Settings, create_app
 
-from .service_helpers import line, stream_config
+from .service_helpers import free_port, line, stream_config
 
 RECORDED = json.loads((Path(__file__).parent / "data" / "labelstudio_webhooks.json").read_text())
 
@@ -366,6 +369,20 @@ def test_pull_gives_each_annotation_once_with_the_webhook(service: TestClient) -
     assert service.get(f"/api/v1/tasks/{b}").json()["label"] == "fail"
     status = service.get("/api/v1/streams/line1").json()
     assert status["queue"]["waiting_to_learn"] == 2  # a and b, each labelled once
+
+
+def test_pull_says_in_one_line_when_label_studio_is_unreachable() -> None:
+    nowhere = f"http://127.0.0.1:{free_port()}"
+    out = subprocess.run(
+        [sys.executable, "-m", "cbeal", "labelstudio", "pull", "--stream", "line1",
+         "--ls-url", nowhere, "--project", "1"],
+        capture_output=True, text=True, env={**os.environ, "LABEL_STUDIO_TOKEN": "t"},
+        check=False,
+    )  # fmt: skip
+    assert out.returncode == 1
+    assert out.stderr.strip() == (
+        f"cbeal: error: cannot reach Label Studio at {nowhere} (ConnectError); check --ls-url"
+    )
 
 
 def test_the_labelling_configuration_is_valid_xml() -> None:
