@@ -338,9 +338,18 @@ def test_after_the_undo_window_label_studio_cannot_change_a_learned_label(
     view = cb.task(t1)
     assert view["status"] == "learned" and view["label"] == "fail"
 
+    # with a personal access token (Label Studio's default kind) instead of a legacy one
+    pat = ls.call("POST", "/api/token/")["token"]
+    env = {**cb.env, "LABEL_STUDIO_TOKEN": pat}
+    where = ("labelstudio", "pull", "--stream", "line1", "--url", cb.server.url)
+    out = _cli(*where, "--ls-url", ls.url, "--project", str(project), env=env)
+    assert out.returncode == 0 and "1 unchanged" in out.stdout, out.stderr
+    env["LABEL_STUDIO_TOKEN"] = pat[:-4] + "AAAA"
+    out = _cli(*where, "--ls-url", ls.url, "--project", str(project), env=env)
+    assert out.returncode == 1 and "refused the token" in out.stderr
+
     # one-line errors: no token, a wrong token, an unknown project
     env = {k: v for k, v in cb.env.items() if k != "LABEL_STUDIO_TOKEN"}
-    where = ("labelstudio", "pull", "--stream", "line1", "--url", cb.server.url)
     out = _cli(*where, "--ls-url", ls.url, "--project", str(project), env=env)
     assert out.returncode == 2 and "set $LABEL_STUDIO_TOKEN" in out.stderr
     env["LABEL_STUDIO_TOKEN"] = "not-the-token"

@@ -24,7 +24,14 @@ pytest.importorskip("fastapi")
 from fastapi.testclient import TestClient
 
 from cbeal.bridges.client import Client
-from cbeal.bridges.labelstudio import WEBHOOK, label_config, pull, push
+from cbeal.bridges.labelstudio import (
+    WEBHOOK,
+    connect,
+    label_config,
+    project_tasks,
+    pull,
+    push,
+)
 from cbeal.service.app import Settings, create_app
 
 from .service_helpers import free_port, line, stream_config
@@ -268,7 +275,11 @@ def test_a_malformed_body_is_a_422_never_a_500(service: TestClient, body: Any) -
 
 
 JSON = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=8),
     lambda inner: (
         st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
     ),
@@ -383,6 +394,33 @@ def test_pull_says_in_one_line_when_label_studio_is_unreachable() -> None:
     assert out.stderr.strip() == (
         f"cbeal: error: cannot reach Label Studio at {nowhere} (ConnectError); check --ls-url"
     )
+
+
+def test_a_personal_access_token_is_exchanged_and_renewed_when_it_expires() -> None:
+    seen: list[tuple[str, str | None]] = []
+    given = iter(["access-1", "access-2"])
+
+    def label_studio(request: httpx.Request) -> httpx.Response:
+        seen.append((request.url.path, request.headers.get("Authorization")))
+        if request.url.path == "/api/token/refresh/":
+            assert json.loads(request.content) == {"refresh": "a.b.c"}
+            return httpx.Response(200, json={"access": next(given)})
+        if request.headers["Authorization"] == "Bearer access-1" and len(seen) > 2:
+            return httpx.Response(401, json={"detail": "Token is expired"})
+        return httpx.Response(200, json=[])
+
+    ls = connect("http://ls", "a.b.c", transport=httpx.MockTransport(label_studio))
+    assert project_tasks(ls, 1, annotated=True) == []
+    assert project_tasks(ls, 1, annotated=True) == []  # access-1 expired meanwhile
+    assert seen == [
+        ("/api/token/refresh/", None),
+        ("/api/projects/1/export", "Bearer access-1"),
+        ("/api/projects/1/export", "Bearer access-1"),
+        ("/api/token/refresh/", None),
+        ("/api/projects/1/export", "Bearer access-2"),
+    ]
+    legacy = connect("http://ls", "0123abcd")
+    assert legacy.headers["Authorization"] == "Token 0123abcd"
 
 
 def test_the_labelling_configuration_is_valid_xml() -> None:

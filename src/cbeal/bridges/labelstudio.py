@@ -24,7 +24,16 @@ from collections import Counter
 from typing import Any
 from xml.sax.saxutils import quoteattr
 
-__all__ = ["CONTROL", "WEBHOOK", "label_config", "project_tasks", "pull", "push", "task_payload"]
+__all__ = [
+    "CONTROL",
+    "WEBHOOK",
+    "connect",
+    "label_config",
+    "project_tasks",
+    "pull",
+    "push",
+    "task_payload",
+]
 
 CONTROL = "quality"
 WEBHOOK = "/api/v1/integrations/label-studio/webhook"
@@ -80,6 +89,51 @@ def task_payload(task: dict[str, Any], features: list[str]) -> dict[str, Any]:
             }
         ]
     return payload
+
+
+def connect(url: str, token: str, *, timeout: float = 60.0, transport: Any = None) -> Any:
+    """An ``httpx.Client`` of Label Studio at `url` with `token`, either kind Label Studio has.
+
+    A personal access token (a JWT, Label Studio's default since 1.17) is a refresh token:
+    the client exchanges it for a short-lived access token at ``/api/token/refresh/``, and
+    again when Label Studio says the access token expired. A legacy token (enabled per
+    organisation) is sent as ``Authorization: Token …``. `transport` is httpx's (a test's
+    mock).
+    """
+    import httpx
+
+    if token.count(".") != 2:  # a legacy token: 40 hex digits
+        return httpx.Client(
+            base_url=url,
+            timeout=timeout,
+            headers={"Authorization": f"Token {token}"},
+            transport=transport,
+        )
+    refresh_url = url.rstrip("/") + "/api/token/refresh/"
+
+    class PersonalToken(httpx.Auth):
+        requires_response_body = True  # the refresh answer is read in the flow
+        access = ""  # none yet
+
+        def _refresh(self) -> Any:
+            return httpx.Request("POST", refresh_url, json={"refresh": token})
+
+        def _take(self, answer: Any) -> None:
+            # refused: an access token Label Studio will refuse too, so the caller sees 401
+            ok = answer.status_code == 200
+            self.access = str(answer.json().get("access") or "refused") if ok else "refused"
+
+        def auth_flow(self, request: Any) -> Any:
+            if not self.access:
+                self._take((yield self._refresh()))
+            request.headers["Authorization"] = f"Bearer {self.access}"
+            response = yield request
+            if response.status_code == 401:  # expired: once more with a fresh access token
+                self._take((yield self._refresh()))
+                request.headers["Authorization"] = f"Bearer {self.access}"
+                yield request
+
+    return httpx.Client(base_url=url, timeout=timeout, auth=PersonalToken(), transport=transport)
 
 
 def project_tasks(label_studio: Any, project: int, *, annotated: bool) -> list[dict[str, Any]]:

@@ -226,7 +226,7 @@ def run_labelstudio(args: argparse.Namespace) -> int:
     import httpx
 
     from cbeal.bridges.client import Client
-    from cbeal.bridges.labelstudio import label_config, pull, push
+    from cbeal.bridges.labelstudio import connect, label_config, pull, push
 
     cbeal = Client(args.url, secret("CBEAL_TOKEN"), on_retry=_say_retry)
     if args.action == "config":
@@ -237,13 +237,11 @@ def run_labelstudio(args: argparse.Namespace) -> int:
     if ls_token is None:
         print(
             "cbeal: error: set $LABEL_STUDIO_TOKEN to your Label Studio access token "
-            "(Account & Settings in Label Studio)",
+            "(Account & Settings in Label Studio: a personal access token, or a legacy one)",
             file=sys.stderr,
         )
         return 2
-    ls = httpx.Client(
-        base_url=args.ls_url, timeout=60, headers={"Authorization": f"Token {ls_token}"}
-    )
+    ls = connect(args.ls_url, ls_token)
     try:
         if args.action == "push":
             ids = push(cbeal, ls, stream=args.stream, project=args.project, limit=args.limit)
