@@ -17,6 +17,7 @@ import pytest
 import cbeal
 import cbeal.baselines
 import cbeal.core
+import cbeal.learners.committee
 from cbeal import checks
 from cbeal.core import Agent, Params
 
@@ -39,7 +40,7 @@ def _concrete(base: type) -> list[type]:
 
 
 def _modules() -> list[Any]:
-    mods = [cbeal, cbeal.core, cbeal.baselines]
+    mods = [cbeal, cbeal.core, cbeal.baselines, cbeal.learners.committee]
     for name, needs in (
         ("cbeal.adapters.skactiveml", "skactiveml"),
         ("cbeal.adapters.river", "river"),
@@ -72,6 +73,15 @@ def test_every_component_is_covered() -> None:
         "CbeAL",
         "SingleAgentLearner",
         "LabelRate",
+        "ScoreFusion",
+        "QuantilePacer",
+        "EqualWeights",
+        "EvidenceWeights",
+    }
+    assert {c.__name__ for c in AGENTS} >= {
+        "CommitteeAgent",
+        "DensityWeightedAgent",
+        "MinorityAgent",
     }
     conventions = {run.convention for _, run in CASES}  # type: ignore[attr-defined]
     assert len(conventions) >= 18  # every family of checks ran on some component

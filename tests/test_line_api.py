@@ -339,16 +339,21 @@ def test_threads_sharing_a_model_lose_nothing(stream: SimulatedStream) -> None:
 
 
 def test_the_default_preset_is_the_recommended_one_and_named_presets_are_unchanged() -> None:
-    from cbeal.core import Exp4P
+    from cbeal.core import EqualWeights, Exp4P, ScoreFusion
 
     model = CbeAL.from_preset(estimator=LogisticRegression(), budget=0.05)
-    assert [n for n, _ in model.agents] == ["RAL1", "RAL2", "ENT", "VU"]
-    assert isinstance(model.solver, Exp4P) and model.solver.eta == 0.2 and not model.solver.ewma
+    assert [n for n, _ in model.agents] == ["RAL1", "RAL2", "ENT", "VU", "MIN"]
+    assert isinstance(model.fusion, ScoreFusion) and model.solver is None
+    assert isinstance(model.fusion.weights, EqualWeights) and model.epsilon == 0.0
     assert model.agents[2][1].budget_fraction == 0.05
     same = CbeAL.from_preset(estimator=LogisticRegression(), budget=40, budget_fraction=0.05)
     assert repr(same.agents) == repr(model.agents)
-    with pytest.raises(ParameterError, match="share of the stream"):
+    assert same.fusion.budget_fraction == 0.05
+    with pytest.raises(ParameterError, match="rate"):
         CbeAL.from_preset(estimator=LogisticRegression(), budget=40)
+    previous = CbeAL.from_preset("CBEAL-4U", estimator=LogisticRegression(), budget=0.05)
+    assert [n for n, _ in previous.agents] == ["RAL1", "RAL2", "ENT", "VU"]
+    assert isinstance(previous.solver, Exp4P) and previous.solver.eta == 0.2
     paper = CbeAL.from_preset("CBEAL-6", estimator=LogisticRegression(), budget=40)
     assert [n for n, _ in paper.agents] == ["LD1", "RAL1", "LD2", "RAL2", "SPF1", "RAL3"]
     assert paper.solver is None and paper.epsilon == 0.01

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -19,9 +20,18 @@ pd = pytest.importorskip("pandas")
 # ------------------------------------------------------------------------- workloads
 def test_workload_ids_unique_and_parts_disjoint_and_balanced() -> None:
     parts = [p for _, p in WORKLOADS.values()]
-    assert set(parts) == {"dev", "eval"} and parts.count("dev") == parts.count("eval")
-    fams = {p: {w.family for w, q in WORKLOADS.values() if q == p} for p in ("dev", "eval")}
+    assert set(parts) == {"dev", "eval", "fresh"} and parts.count("dev") == parts.count("eval")
+    fams = {p: {w.family for w, q in WORKLOADS.values() if q == p} for p in set(parts)}
     assert fams["dev"] == fams["eval"]  # every kind of data on both sides
+    # scikit-learn's bundled sets are all used but iris (150 samples, separable)
+    assert fams["fresh"] == fams["dev"] - {"sklearn"}
+    # the fresh part shares no source (nor generator setting) with the parts looked at
+    seen = {(w.family, w.source, w.options) for w, q in WORKLOADS.values() if q != "fresh"}
+    fresh = {(w.family, w.source, w.options) for w, q in WORKLOADS.values() if q == "fresh"}
+    assert not seen & fresh
+    assert set(PROFILES["fresh"].workloads) == {
+        k for k, (_, p) in WORKLOADS.items() if p == "fresh"
+    }
     assert set(PROFILES["dev"].workloads) == {k for k, (_, p) in WORKLOADS.items() if p == "dev"}
     assert set(PROFILES["quick"].workloads) <= set(PROFILES["dev"].workloads)
 
@@ -154,3 +164,65 @@ def test_quick_profile_runs_resumes_and_reports(tmp_path: Path) -> None:
     again = benchmark("quick", tmp_path, n_jobs=1, progress=False, figures=False)
     assert again["seconds"] < res["seconds"]
     assert json.loads(task.read_text()) == before
+
+
+# ------------------------------------------------------------------------- issue 23
+def _rows(values: dict[str, list[float]], **extra: Any) -> pd.DataFrame:
+    rows = []
+    for name, vals in values.items():
+        for i, v in enumerate(vals):
+            rows.append(
+                {
+                    "strategy": name,
+                    "workload": f"w{i}",
+                    "learner": "logreg",
+                    "budget_share": 0.05,
+                    "balanced_accuracy": v,
+                    **extra,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def test_choice_rule_keeps_equal_weights_unless_learning_beats_them() -> None:
+    from cbeal.experiments.suite.fusion_report import choose
+
+    base = [0.70, 0.60, 0.80, 0.75, 0.65, 0.72]
+    frame = _rows(
+        {
+            "ENT": base,
+            "F:a-eq": [v + 0.02 for v in base],
+            # ranks best, but beats its twin by less than one standard error
+            "F:a-ev": [v + 0.03 + (0.03 if i % 2 else -0.03) for i, v in enumerate(base)],
+            "F:b-eq": [v + 0.01 for v in base],
+        }
+    )
+    c = choose(frame, ["F:a-eq", "F:a-ev", "F:b-eq"], {"F:a-eq": 4, "F:a-ev": 4, "F:b-eq": 3})
+    assert not c.learned_beats_equal and "F:a-ev" not in c.eligible
+    assert c.winner == "F:a-eq"
+    steady = _rows({**{k: v for k, v in [("ENT", base), ("F:b-eq", base)]}})
+    steady = pd.concat(
+        [
+            steady,
+            _rows({"F:a-eq": [v + 0.01 for v in base], "F:a-ev": [v + 0.03 for v in base]}),
+        ]
+    )
+    c = choose(steady, ["F:a-eq", "F:a-ev", "F:b-eq"], {"F:a-eq": 4, "F:a-ev": 4, "F:b-eq": 3})
+    assert c.learned_beats_equal and c.winner == "F:a-ev"
+
+
+def test_members_diversity_averages_run_correlations() -> None:
+    from cbeal.experiments.suite.fusion_report import diversity
+
+    frame = pd.DataFrame(
+        {
+            "strategy": ["F:x", "F:x", "other"],
+            "advice_corr": [
+                json.dumps({"H|MIN": 0.2, "H|QBC": None}),
+                json.dumps({"H|MIN": 0.4, "H|QBC": 0.9}),
+                json.dumps({"H|MIN": -1.0}),
+            ],
+        }
+    )
+    mat = diversity(frame, ["F:x"])
+    assert mat.loc["H", "MIN"] == pytest.approx(0.3) and mat.loc["QBC", "H"] == 0.9

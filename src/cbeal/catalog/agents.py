@@ -21,8 +21,12 @@ from cbeal.baselines import (
 )
 from cbeal.catalog._names import lookup
 from cbeal.core.agent import Agent
+from cbeal.core.density_weighted import DensityWeightedAgent
 from cbeal.core.exceptions import ParameterError
+from cbeal.core.low_density import LowDensityAgent
+from cbeal.core.minority import MinorityAgent
 from cbeal.core.presets import PAPER_AGENTS, single_agent
+from cbeal.learners.committee import CommitteeAgent
 
 __all__ = ["AGENTS", "AgentEntry", "agent", "agent_entry"]
 
@@ -149,6 +153,48 @@ _ENTRIES = [
         QBCPYPAgent,
         "baseline",
         lambda b: QBCPYPAgent(),
+    ),
+    # members for score fusion (issue 23): graded scores that a fusion's pacer spends on
+    AgentEntry(
+        "H",
+        "entropy score",
+        "scores a part by how unsure the model is (normalised entropy), unpaced",
+        DensityWeightedAgent,
+        "sampler",
+        lambda b: DensityWeightedAgent(density_weight=0.0),
+    ),
+    AgentEntry(
+        "DWU",
+        "density-weighted uncertainty score",
+        "scores a part by how unsure the model is, times how typical it is of the last 100 parts",
+        DensityWeightedAgent,
+        "sampler",
+        lambda b: DensityWeightedAgent(),
+    ),
+    AgentEntry(
+        "MIN",
+        "minority seeker",
+        "scores a part by how rare the class the model expects for it is among the labels so far",
+        MinorityAgent,
+        "sampler",
+        lambda b: MinorityAgent(),
+    ),
+    AgentEntry(
+        "QBC",
+        "committee disagreement score",
+        "scores a part by how much three bootstrap refits of a logistic regression disagree on it",
+        CommitteeAgent,
+        "sampler",
+        lambda b: CommitteeAgent(),
+    ),
+    AgentEntry(
+        "LDS",
+        "low-density score",
+        "scores a part by the share of the last 100 parts it lies farther out from than "
+        "any other (the paper's LD, graded)",
+        LowDensityAgent,
+        "sampler",
+        lambda b: LowDensityAgent(window_size=100, sparsity_fraction=1.0),
     ),
 ]
 

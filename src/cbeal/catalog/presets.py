@@ -33,16 +33,23 @@ class PresetEntry:
     solver: dict[str, Any] | None = None
     epsilon: float = 0.01
     notes: tuple[str, ...] = field(default=())
+    #: score fusion instead of the bandit's vote: ``{"weights": "equal" | "evidence"}``
+    fusion: dict[str, Any] | None = None
 
     @property
     def paces(self) -> bool:
         """Whether some agent paces itself to the budget share (it needs a rate or ``n``)."""
-        return any(agent_entry(a).paces for a in self.agents)
+        return self.fusion is not None or any(agent_entry(a).paces for a in self.agents)
+
+    @property
+    def paces_fusion(self) -> bool:
+        """Whether one pacer spends the budget over the fused score (it needs a share)."""
+        return self.fusion is not None
 
     @property
     def control_chart(self) -> bool:
         """Whether the bandit's EWMA chart flips the weights (the paper's default)."""
-        return self.solver is None or bool(self.solver.get("ewma", True))
+        return self.fusion is None and (self.solver is None or bool(self.solver.get("ewma", True)))
 
     def pool(self, budget_fraction: float | None = None) -> list[tuple[str, Agent]]:
         """Fresh (name, agent) pairs; agents that pace themselves need `budget_fraction`."""
@@ -55,7 +62,7 @@ class PresetEntry:
         return [(a, agent_entry(a).build(budget_fraction)) for a in self.agents]
 
     def make_solver(self) -> Exp4P | None:
-        """The bandit: None means the paper's ``Exp4P()``."""
+        """The bandit: None means the paper's ``Exp4P()`` (and a fusion preset has none)."""
         return None if self.solver is None else Exp4P(**self.solver)
 
 
@@ -69,11 +76,21 @@ _PAPER_WORDS = {
 
 _ENTRIES = [
     PresetEntry(
+        "CBEAL-5F",
+        "five fused scores, one pacer",
+        "two uncertainty checkers, entropy and variable-uncertainty sampling and a minority "
+        "seeker, scores fused with equal weights, one even pacer",
+        "recommended",
+        ("RAL1", "RAL2", "ENT", "VU", "MIN"),
+        epsilon=0.0,
+        fusion={"weights": "equal"},
+    ),
+    PresetEntry(
         "CBEAL-4U",
         "four uncertainty agents, fast bandit",
         "two uncertainty checkers, entropy and variable-uncertainty sampling paced to the "
         "budget, weighed by Exp4.P (step 0.2, no control chart)",
-        "recommended",
+        "extended",
         ("RAL1", "RAL2", "ENT", "VU"),
         {"eta": 0.2, "ewma": False},
     ),
@@ -101,7 +118,7 @@ def preset_entry(name: str | None = None) -> PresetEntry:
     """The catalog entry of preset `name` (None: the recommended one).
 
     >>> preset_entry().name, preset_entry("cbeal-6").family
-    ('CBEAL-4U', 'paper')
+    ('CBEAL-5F', 'paper')
     """
     return PRESETS[RECOMMENDED] if name is None else lookup(PRESETS, name, "preset")
 

@@ -1,4 +1,5 @@
-"""The decision core of cbeal: agents, the Exp4.P-EWMA solver and the ensemble (numpy only).
+"""The decision core of cbeal: agents, the Exp4.P-EWMA solver and the ensemble, score fusion
+and its pacer (numpy only).
 
 Nothing in this package imports scikit-learn, pandas, IO, web or plotting code; a test
 enforces it.
@@ -7,6 +8,7 @@ enforces it.
 from cbeal.core.agent import Agent, Context
 from cbeal.core.budget import Budget, LabelCount, LabelRate, as_budget
 from cbeal.core.decision import Decision
+from cbeal.core.density_weighted import DensityWeightedAgent
 from cbeal.core.ensemble import AgentEnsemble
 from cbeal.core.ewma import ChartStep, EWMAChart
 from cbeal.core.exceptions import (
@@ -21,7 +23,11 @@ from cbeal.core.exceptions import (
     UnknownLabelError,
 )
 from cbeal.core.exp4p import Exp4P
+from cbeal.core.fusion import ScoreFusion
+from cbeal.core.fusion_weights import EqualWeights, EvidenceWeights, FusionWeights
 from cbeal.core.low_density import LowDensityAgent
+from cbeal.core.minority import MinorityAgent
+from cbeal.core.pacer import QuantilePacer
 from cbeal.core.params import Params
 from cbeal.core.policy import Policy, Proposal
 from cbeal.core.presets import PRESETS, preset_agents, single_agent
@@ -40,19 +46,26 @@ __all__ = [
     "Context",
     "Decision",
     "DecisionError",
+    "DensityWeightedAgent",
     "EWMAChart",
+    "EqualWeights",
+    "EvidenceWeights",
     "Exp4P",
+    "FusionWeights",
     "InvalidInputError",
     "LabelCount",
     "LabelRate",
     "LowDensityAgent",
+    "MinorityAgent",
     "ModelFileError",
     "NotFittedError",
     "ParameterError",
     "Params",
     "Policy",
     "Proposal",
+    "QuantilePacer",
     "ReinforcedAgent",
+    "ScoreFusion",
     "SingleAgentPolicy",
     "SingleClassWarning",
     "SpaceFillingAgent",

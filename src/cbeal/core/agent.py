@@ -71,6 +71,15 @@ class Agent(Params, ABC):
     def advise_one(self, ctx: Context) -> float:
         """Acquisition probability for ``ctx.x`` in [0, 1]; observes the sample."""
 
+    def score_one(self, ctx: Context) -> float:
+        """How much ``ctx.x`` is worth asking for, a graded score in [0, 1]; observes it.
+
+        Score fusion (:class:`~cbeal.core.ScoreFusion`) calls this instead of
+        :meth:`advise_one`, once per sample. The default is the advice; an agent whose
+        advice is all-or-nothing (RAL) grades it here, without changing its advice.
+        """
+        return self.advise_one(ctx)
+
     def reward_one(self, advice: float, reward: float, penalty: float) -> None:
         """Learn from the reward of an acquired sample (default: nothing to learn)."""
 

@@ -18,6 +18,7 @@ _FIELDS = (
     "y_pred", "proba", "classes", "certainty", "budget_left", "reason", "learner_version",
     "model_token",
 )  # fmt: skip
+_OPTIONAL = ("score", "threshold")  # score fusion only; None for the voting policy
 
 
 def _plain(value: Any) -> Any:
@@ -62,6 +63,11 @@ class Decision:
         Which fit of the learner made the prediction (1 = the fit on ``D0``).
     model_token
         Identifies the fitted model, so that a label is never given to the wrong model.
+    score, threshold
+        Score fusion only (else None): the fused score ``Σ w_i s_i`` of the members'
+        scores (``advice``) and the pacer's threshold it was compared with (None when no
+        label was due). A member *wanted* the sample when its own score reached the
+        threshold, and its share of an acquisition is its weighted score ``w_i s_i``.
 
     Examples
     --------
@@ -95,35 +101,71 @@ class Decision:
     reason: str = "drawn"
     learner_version: int = 0
     model_token: str = field(default="", repr=False)
+    score: float | None = None
+    threshold: float | None = None
 
     def __post_init__(self) -> None:
         for arr in (self.advice, self.weights, self.proba):
             arr.setflags(write=False)
 
     @property
+    def fused(self) -> bool:
+        """Whether score fusion made this decision (rather than the agents' vote)."""
+        return self.score is not None
+
+    def _votes(self) -> np.ndarray:
+        if not self.fused:
+            return self.advice >= 0.5
+        if self.threshold is None:  # no label was due: nobody could want it
+            return np.zeros(self.advice.shape, dtype=bool)
+        return self.advice >= self.threshold
+
+    def _pull(self) -> np.ndarray:
+        # a vote counts with its weight; a fused score with its weighted score
+        return self.weights * self.advice if self.fused else self.weights
+
+    @property
     def wanted(self) -> tuple[str, ...]:
-        """Names of the agents that voted to acquire (advice ≥ 0.5)."""
-        return tuple(n for n, p in zip(self.agent_names, self.advice, strict=True) if p >= 0.5)
+        """Names of the agents that wanted the sample: voted to acquire (advice ≥ 0.5), or
+        under score fusion scored at least the pacer's threshold."""
+        return tuple(n for n, v in zip(self.agent_names, self._votes(), strict=True) if v)
+
+    @property
+    def drivers(self) -> tuple[tuple[str, float], ...]:
+        """Each agent's share of the decision, largest first: its weighted score's share of
+        the fused score, or its weight's share of the votes to acquire."""
+        pull = np.where(self._votes(), self._pull(), 0.0) if not self.fused else self._pull()
+        total = float(pull.sum())
+        if total <= 0.0:
+            return ()
+        pairs = [(n, float(v) / total) for n, v in zip(self.agent_names, pull, strict=True)]
+        return tuple(sorted(pairs, key=lambda p: -p[1]))
 
     @property
     def exploration_share(self) -> float:
-        """Weight share of exploration agents among the agents voting to acquire (NaN if none)."""
-        votes = self.advice >= 0.5
-        total = float(self.weights[votes].sum())
+        """Share of exploration agents among the agents that wanted the sample, by weight
+        (votes) or weighted score (fusion); NaN if none wanted it."""
+        votes = self._votes()
+        pull = self._pull()
+        total = float(pull[votes].sum())
         if total <= 0.0:
             return math.nan
         explore = np.array([k == "exploration" for k in self.agent_kinds]) & votes
-        return float(self.weights[explore].sum()) / total
+        return float(pull[explore].sum()) / total
 
     @property
     def led_by(self) -> str | None:
         """Which kind of agents led an acquisition, by weight share among those voting for it.
 
         ``"exploration"`` or ``"exploitation"``; ``"epsilon"`` when no agent voted (the
-        ε-greedy or ``p_min`` share of the draw); ``None`` when the sample was skipped.
+        ε-greedy or ``p_min`` share of the draw) or the pacer said no; ``None`` when the
+        sample was skipped.
         """
         if not self.acquire:
             return None
+        score, line = self.score, self.threshold
+        if score is not None and (line is None or score < line):
+            return "epsilon"  # the pacer said no: the ε-greedy share acquired it
         share = self.exploration_share
         if math.isnan(share):
             return "epsilon"
@@ -135,6 +177,9 @@ class Decision:
             head = f"#{self.t}: skip ({self.reason}, P(acquire)={self.p_acquire:.3f})"
         else:
             head = f"#{self.t}: ACQUIRE, {self.led_by}-led (P(acquire)={self.p_acquire:.3f})"
+        if self.score is not None:
+            line = "no label due" if self.threshold is None else f"threshold {self.threshold:.3f}"
+            head += f"; fused score {self.score:.3f}, {line}"
         votes = ", ".join(
             f"{n}={p:.2f}@w{w:.3f}"
             for n, p, w in zip(self.agent_names, self.advice, self.weights, strict=True)
@@ -155,6 +200,9 @@ class Decision:
             else:
                 value = _plain(value)
             out[name] = value
+        for name in _OPTIONAL:
+            value = getattr(self, name)
+            out[name] = None if value is None else float(value)
         return out
 
     @classmethod
@@ -181,6 +229,9 @@ class Decision:
                 learner_version=int(values["learner_version"]),
                 model_token=str(values["model_token"]),
             )  # fmt: skip
+            for name in _OPTIONAL:  # absent in dictionaries of older versions
+                value = data.get(name)
+                values[name] = None if value is None else float(value)
         except (TypeError, ValueError) as exc:
             raise DecisionError(f"the decision dictionary has a malformed field: {exc}") from None
         return cls(**values)

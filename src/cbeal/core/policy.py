@@ -16,11 +16,17 @@ __all__ = ["Policy", "Proposal"]
 
 @dataclass(frozen=True)
 class Proposal:
-    """A policy's answer for one sample: acquisition probability and its explanation."""
+    """A policy's answer for one sample: acquisition probability and its explanation.
+
+    Score fusion also gives the fused `score` and the pacer's `threshold` (None when no
+    label is due); the voting policy leaves both None.
+    """
 
     p_acquire: float
     advice: np.ndarray
     weights: np.ndarray
+    score: float | None = None
+    threshold: float | None = None
 
 
 class Policy(Params, ABC):

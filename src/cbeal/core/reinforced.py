@@ -11,6 +11,8 @@ from cbeal.core.exceptions import ParameterError
 
 __all__ = ["ReinforcedAgent"]
 
+_BELOW_HALF = float(np.nextafter(0.5, 0.0))
+
 
 class ReinforcedAgent(Agent):
     """Acquire samples the learner is unsure about; learn the certainty threshold from rewards.
@@ -28,13 +30,18 @@ class ReinforcedAgent(Agent):
     eta
         Step size ``η`` of the threshold update.
 
+    For score fusion the advice is graded by :meth:`score_one`: 1 at the lowest possible
+    certainty ``1/K``, 0.5 at the threshold ``θ``, 0 at certainty 1, linear in between. It
+    is above 0.5 exactly when the advice is 1, so ``θ`` learns from the same rewards.
+
     Examples
     --------
     >>> import numpy as np
     >>> from cbeal.core import Context, ReinforcedAgent
     >>> agent = ReinforcedAgent(theta0=0.9, eta=0.1).fit(np.zeros((2, 1)))
-    >>> agent.advise_one(Context(np.zeros(1), np.array([0.2, 0.8])))
-    1.0
+    >>> ctx = Context(np.zeros(1), np.array([0.2, 0.8]))
+    >>> agent.advise_one(ctx), round(agent.score_one(ctx), 4)   # 0.5 + 0.5 * 0.1 / 0.4
+    (1.0, 0.625)
     >>> agent.reward_one(1.0, reward=1.0, penalty=-0.5)   # the learner was wrong
     >>> round(agent.theta_, 6)                           # 0.9 * (1 + 0.075)
     0.9675
@@ -59,6 +66,14 @@ class ReinforcedAgent(Agent):
 
     def advise_one(self, ctx: Context) -> float:
         return 1.0 if ctx.certainty < self.theta_ else 0.0
+
+    def score_one(self, ctx: Context) -> float:
+        c, theta = ctx.certainty, self.theta_
+        if c < theta:  # the advice is 1: grade within (0.5, 1]
+            floor = 1.0 / ctx.proba.shape[0]  # the lowest certainty K classes allow
+            return 0.5 + 0.5 * min(1.0, (theta - c) / max(theta - floor, 1e-12))
+        # strictly below 0.5, so that reward_one learns only from samples it asked for
+        return min(0.5 * (1.0 - c) / (1.0 - theta), _BELOW_HALF) if theta < 1.0 else 0.0
 
     def reward_one(self, advice: float, reward: float, penalty: float) -> None:
         """Update ``θ`` if this agent asked for the sample (``advice`` = 1) and it was labelled."""

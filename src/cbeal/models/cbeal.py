@@ -8,8 +8,17 @@ from typing import Any
 import numpy as np
 
 from cbeal.catalog import agent_entry, budget_share, preset_entry
-from cbeal.core import AgentEnsemble, Exp4P, preset_agents
+from cbeal.core import (
+    AgentEnsemble,
+    Exp4P,
+    LabelRate,
+    ParameterError,
+    ScoreFusion,
+    as_budget,
+    preset_agents,
+)
 from cbeal.core.agent import Agent
+from cbeal.models.fusion_presets import fusion_of
 from cbeal.models.stream import StreamLearner
 
 __all__ = ["CbeAL"]
@@ -37,6 +46,12 @@ class CbeAL(StreamLearner):
         max_in_window=30)``. Never exceeded; pending labels count.
     solver
         An :class:`~cbeal.core.Exp4P` carrying the bandit's options; None = paper defaults.
+    fusion
+        A :class:`~cbeal.core.ScoreFusion` (without agents) to fuse the agents' graded
+        scores and pace the budget with one quantile filter instead of the paper's vote;
+        None (default) = the paper's Exp4.P-EWMA vote. Its ``budget_fraction`` defaults to
+        the rate of a rate budget; under a rate budget its pacer gets no head start. Not
+        together with `solver`.
     epsilon
         Ensemble-level ε-greedy exploration.
     reward, penalty
@@ -76,6 +91,7 @@ class CbeAL(StreamLearner):
     @classmethod
     def _unit_test_params(cls) -> list[dict[str, Any]]:
         from cbeal.catalog import learner
+        from cbeal.models.fusion_presets import fusion_pool
 
         return [
             {
@@ -83,7 +99,14 @@ class CbeAL(StreamLearner):
                 "estimator": learner("logreg"),
                 "budget": 9,
                 "random_state": 3,
-            }
+            },
+            {  # score fusion with every kind of member, the committee's refits included
+                "agents": fusion_pool(("RAL1", "ENT", "QBC", "DWU", "MIN", "SPF1"), 0.1),
+                "fusion": fusion_of("evidence"),
+                "estimator": learner("logreg"),
+                "budget": 0.1,
+                "random_state": 3,
+            },
         ]
 
     def __init__(
@@ -93,6 +116,7 @@ class CbeAL(StreamLearner):
         estimator: Any,
         budget: Any,
         solver: Exp4P | None = None,
+        fusion: ScoreFusion | None = None,
         epsilon: float = 0.01,
         reward: float = 1.0,
         penalty: float = -0.5,
@@ -106,6 +130,7 @@ class CbeAL(StreamLearner):
         self.estimator = estimator
         self.budget = budget
         self.solver = solver
+        self.fusion = fusion
         self.epsilon = epsilon
         self.reward = reward
         self.penalty = penalty
@@ -122,18 +147,30 @@ class CbeAL(StreamLearner):
         """A CbeAL with the agents and bandit options of preset `name` (see
         :mod:`cbeal.catalog`).
 
-        The paper's presets are CBEAL-2, -4, -4*, -6 and -8 (its Tables 1 and A). Without a
-        name: the recommended preset, ``CBEAL-4U`` (two RAL agents, entropy and variable
-        uncertainty sampling paced to the budget, Exp4.P with step 0.2 and no EWMA chart),
-        chosen on the development part of cbeal's label-efficiency suite (BENCHMARK.md).
-        Its pacing agents need the budget as a share of the stream: give `budget` as a
-        rate (e.g. ``0.05``) or pass ``budget_fraction=B / n``.
+        The paper's presets are CBEAL-2, -4, -4*, -6 and -8 (its Tables 1 and A), voting
+        with Exp4.P-EWMA as in the paper. Without a name: the recommended preset,
+        ``CBEAL-5F`` — score fusion of RAL1, RAL2, entropy and variable-uncertainty
+        sampling and minority seeking with equal weights, one quantile pacer spending the
+        budget evenly — chosen on the development part of cbeal's label-efficiency suite
+        (BENCHMARK.md); ``CBEAL-4U`` is the previous recommendation (Exp4.P, step 0.2, no
+        EWMA chart). Both pace to the budget as a share of the stream: give `budget` as a
+        rate (e.g. ``0.05``) or pass ``budget_fraction=B / n`` with a count.
         """
         entry = preset_entry(name)
         share = budget_fraction
         if share is None and entry.paces and params.get("budget") is not None:
             share = budget_share(params["budget"])  # other presets check the budget in fit
-        params.setdefault("solver", entry.make_solver())
+        if entry.fusion is not None:
+            # score fusion: one pacer for the whole ensemble instead of the bandit's vote
+            if share is None:
+                raise ParameterError(
+                    f"{entry.name} paces one budget over the fused score: give the budget "
+                    "as a rate (e.g. budget=0.05) or pass budget_fraction=B/n with a count"
+                )
+            options = {} if budget_fraction is None else {"budget_fraction": float(share)}
+            params.setdefault("fusion", fusion_of(entry.fusion["weights"], **options))
+        else:
+            params.setdefault("solver", entry.make_solver())
         params.setdefault("epsilon", entry.epsilon)
         return cls(agents=entry.pool(share), **params)
 
@@ -162,11 +199,42 @@ class CbeAL(StreamLearner):
         ]
         return cls(agents=pool, **params)
 
-    def _make_policy(self) -> AgentEnsemble:
-        return AgentEnsemble(agents=self.agents, solver=self.solver, epsilon=self.epsilon)
+    def _make_policy(self) -> AgentEnsemble | ScoreFusion:
+        if self.fusion is None:
+            return AgentEnsemble(agents=self.agents, solver=self.solver, epsilon=self.epsilon)
+        if not isinstance(self.fusion, ScoreFusion):
+            raise ParameterError(
+                f"fusion must be a ScoreFusion, e.g. ScoreFusion(weights=EqualWeights()), got "
+                f"{type(self.fusion).__name__}"
+            )
+        if self.solver is not None:
+            raise ParameterError(
+                "solver is the voting policy's bandit and fusion replaces that policy: give "
+                "one of them"
+            )
+        if self.fusion.agents is not None:
+            raise ParameterError("give the agents to CbeAL, not to its ScoreFusion")
+        share = self.fusion.budget_fraction
+        if share is None:
+            share = budget_share(self.budget)
+        if share is None:
+            raise ParameterError(
+                "score fusion paces the budget to a share of the samples: give the budget as "
+                "a rate (e.g. budget=0.05) or ScoreFusion(budget_fraction=B/n) for a count B"
+            )
+        fusion = self.fusion.clone().set_params(
+            agents=self.agents, budget_fraction=share, epsilon=self.epsilon
+        )
+        if isinstance(as_budget(self.budget), LabelRate):
+            # the cap accrues at the rate itself: a head start could only be refused
+            fusion.set_params(head_start=0.0)
+        return fusion
 
     @property
     def weights_(self) -> np.ndarray:
         """Current standardized agent weights."""
         self._check_fitted()
-        return np.asarray(self.policy_.solver_.weights())  # type: ignore[attr-defined]
+        policy = self.policy_
+        if isinstance(policy, ScoreFusion):
+            return policy.weights_now()
+        return np.asarray(policy.solver_.weights())  # type: ignore[attr-defined]

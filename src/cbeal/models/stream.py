@@ -292,6 +292,8 @@ class StreamLearner(Params):
             reason=reason,
             learner_version=learner.version,
             model_token=self.model_token_,
+            score=prop.score,
+            threshold=prop.threshold,
         )
         if acquire:
             # Own copy: a row of query_many's batch is a view that would keep the whole

@@ -104,6 +104,9 @@ class Workload:
             X, y = _drift(self.source, opts, self.n_initial + self.n_stream + self.n_test, seed)
             return _ordered_split(X, y, self.n_initial, self.n_stream, self.n_test, rng, fixed=True)
         X, y = load_source(self.family, self.source)
+        if "rows" in opts:  # a time block of the source: rows lo … hi - 1 only
+            lo, hi = opts["rows"]
+            X, y = X[lo:hi], y[lo:hi]
         if self.ordered:
             return _ordered_split(X, y, self.n_initial, self.n_stream, self.n_test, rng)
         return _shuffled_split(X, y, self.n_initial, self.n_stream, self.n_test, rng)
@@ -232,28 +235,55 @@ def _drift(source: str, opts: dict[str, Any], n: int, seed: int) -> tuple[np.nda
     s1, s2 = seed % (2**31 - 1), (seed // 7 + 11) % (2**31 - 1)
     # width 20 is as abrupt as river allows on these lengths (a width of 1 overflows its sigmoid)
     mid, width = int(opts.get("position", n // 2)), int(opts.get("width", 20))
+    # the concept before and after the drift (defaults: the first workloads' choices)
+    c1, c2 = int(opts.get("from", -1)), int(opts.get("to", -1))
+
+    def drifting(before: Any, after: Any) -> Any:
+        return synth.ConceptDriftStream(
+            stream=before, drift_stream=after, position=mid, width=width, seed=s1
+        )
+
     gen: Any
     if source == "sea":
-        gen = synth.ConceptDriftStream(
-            stream=synth.SEA(variant=0, noise=0.05, seed=s1),
-            drift_stream=synth.SEA(variant=2, noise=0.05, seed=s2),
-            position=mid,
-            width=width,
-            seed=s1,
+        v1, v2 = (0, 2) if c1 < 0 else (c1, c2)
+        gen = drifting(
+            synth.SEA(variant=v1, noise=0.05, seed=s1), synth.SEA(variant=v2, noise=0.05, seed=s2)
         )
     elif source == "agrawal":
-        gen = synth.ConceptDriftStream(
-            stream=synth.Agrawal(classification_function=1, seed=s1, perturbation=0.05),
-            drift_stream=synth.Agrawal(classification_function=4, seed=s2, perturbation=0.05),
-            position=mid,
-            width=width,
-            seed=s1,
+        f1, f2 = (1, 4) if c1 < 0 else (c1, c2)
+        gen = drifting(
+            synth.Agrawal(classification_function=f1, seed=s1, perturbation=0.05),
+            synth.Agrawal(classification_function=f2, seed=s2, perturbation=0.05),
         )
+    elif source == "sine":
+        gen = drifting(
+            synth.Sine(classification_function=c1, seed=s1, has_noise=True),
+            synth.Sine(classification_function=c2, seed=s2, has_noise=True),
+        )
+    elif source == "mixed":
+        gen = drifting(
+            synth.Mixed(classification_function=c1, seed=s1),
+            synth.Mixed(classification_function=c2, seed=s2),
+        )
+    elif source == "rtree":  # two random trees over the same numeric features
+        gen = drifting(
+            synth.RandomTree(seed_tree=s1, seed_sample=s1, n_cat_features=0, n_num_features=6),
+            synth.RandomTree(seed_tree=s2, seed_sample=s2, n_cat_features=0, n_num_features=6),
+        )
+    elif source == "led":
+        gen = synth.LEDDrift(
+            seed=s1,
+            noise_percentage=0.1,
+            irrelevant_features=True,
+            n_drift_features=int(opts["drift_features"]),
+        )
+    elif source == "waveform":
+        gen = synth.Waveform(seed=s1, has_noise=True)
     elif source == "rbf":
         gen = synth.RandomRBFDrift(
             seed_model=s1,
             seed_sample=s2,
-            n_classes=2,
+            n_classes=int(opts.get("classes", 2)),
             n_features=10,
             n_centroids=20,
             change_speed=float(opts["speed"]),

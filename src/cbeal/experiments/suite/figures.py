@@ -20,6 +20,8 @@ _GROUP_COLOURS = {
     "recommended": "tab:red",
     "candidate": "tab:purple",
     "ablation": "tab:brown",
+    "fusion": "tab:pink",
+    "member": "tab:olive",
 }
 
 

@@ -29,7 +29,9 @@ def benchmark(
     if profile not in PROFILES:
         raise ValueError(f"unknown profile {profile!r}; choose one of {sorted(PROFILES)}")
     prof = PROFILES[profile]
-    names = list(strategies(prof.groups))
+    names = list(strategies(prof.groups)) + [
+        n for n in prof.names if n not in strategies(prof.groups)
+    ]
     start = time.perf_counter()
     results = run_suite(prof, names, out, n_jobs=n_jobs, progress=progress)
     seconds = time.perf_counter() - start

@@ -31,7 +31,14 @@ from cbeal.simulation import simulate
 from cbeal.streams.split import StreamSplit
 from cbeal.trace import Trace
 
-__all__ = ["balanced_accuracy", "collect", "prequential_auc", "run_suite", "run_task"]
+__all__ = [
+    "advice_correlation",
+    "balanced_accuracy",
+    "collect",
+    "prequential_auc",
+    "run_suite",
+    "run_task",
+]
 
 REFERENCES = ("Initial", "All Training Data")
 _BLOCKS = 10  # points of the prequential learning curve
@@ -84,6 +91,33 @@ def _diagnostics(trace: Trace, y: np.ndarray) -> dict[str, Any]:
         a: float(np.mean((trace.advice[:, i] == 0.0) | (trace.advice[:, i] == 1.0)))
         for i, a in enumerate(trace.agent_names)
     }
+    out["advice_corr"] = advice_correlation(trace.advice, trace.agent_names)
+    return out
+
+
+def advice_correlation(advice: np.ndarray, names: Sequence[str]) -> dict[str, float | None]:
+    """Spearman correlation of every pair of agents' advice over one run's samples
+    (``"A|B"``; None when one of them never varied).
+
+    >>> import numpy as np
+    >>> advice_correlation(np.array([[0.1, 0.3, 1.0], [0.2, 0.1, 1.0], [0.3, 0.0, 1.0]]),
+    ...                    ["A", "B", "C"])
+    {'A|B': -1.0, 'A|C': None, 'B|C': None}
+    """
+    ranks = np.argsort(np.argsort(advice, axis=0, kind="stable"), axis=0).astype(float)
+    # ties share their mean rank
+    for j in range(advice.shape[1]):
+        col = advice[:, j]
+        _, inv, counts = np.unique(col, return_inverse=True, return_counts=True)
+        if (counts > 1).any():
+            sums = np.bincount(inv, weights=ranks[:, j])
+            ranks[:, j] = (sums / counts)[inv]
+    out: dict[str, float | None] = {}
+    for i in range(len(names)):
+        for j in range(i + 1, len(names)):
+            a, b = ranks[:, i], ranks[:, j]
+            ok = a.std() > 0 and b.std() > 0
+            out[f"{names[i]}|{names[j]}"] = float(np.corrcoef(a, b)[0, 1]) if ok else None
     return out
 
 
@@ -108,6 +142,8 @@ def _run_one(
         "n_acquired": trace.n_acquired,
         "minority_share": float(np.mean(data.y_stream[acq] == minority)) if acq.any() else 0.0,
         "last_acquisition": float((np.flatnonzero(acq)[-1] + 1) / n_stream) if acq.any() else 0.0,
+        # how evenly the labels were spread: the share of them in the stream's first half
+        "first_half_share": float(acq[: n_stream // 2].sum() / acq.sum()) if acq.any() else 0.0,
     }
     if len(trace.agent_names) > 1:
         row.update(_diagnostics(trace, data.y_stream))
@@ -260,7 +296,7 @@ def collect(out: Path, profile: Profile, names: Sequence[str] | None = None) -> 
                         and (names is None or x["strategy"] in names or x["strategy"] in REFERENCES)
                     )
     frame = pd.DataFrame(rows)
-    for col in ("final_weights", "binary_advice"):
+    for col in ("final_weights", "binary_advice", "advice_corr"):
         if col in frame:
             frame[col] = frame[col].map(lambda v: json.dumps(v) if isinstance(v, dict) else v)
     target = out / f"results_{profile.name}.csv"

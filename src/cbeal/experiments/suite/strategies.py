@@ -19,7 +19,7 @@ from cbeal.baselines import (
     UncertaintyAgent,
     VariableUncertaintyAgent,
 )
-from cbeal.catalog import RECOMMENDED
+from cbeal.catalog import PRESETS, RECOMMENDED
 from cbeal.core import (
     Agent,
     Exp4P,
@@ -32,8 +32,17 @@ from cbeal.experiments.methods import METHODS, Builder
 from cbeal.experiments.skactiveml_check import SkactivemlAgent
 from cbeal.experiments.suite.peers import RiverEntropyAgent, SkactivemlPALAgent
 from cbeal.models import CbeAL, SingleAgentLearner, StreamLearner
+from cbeal.models.fusion_presets import fusion_of, fusion_pool
 
-__all__ = ["CANDIDATES", "Candidate", "Strategy", "strategies", "strategy"]
+__all__ = [
+    "CANDIDATES",
+    "FUSION",
+    "Candidate",
+    "FusionCandidate",
+    "Strategy",
+    "strategies",
+    "strategy",
+]
 
 AgentPool = Callable[[float], list[tuple[str, Agent]]]
 
@@ -185,6 +194,54 @@ CANDIDATES: tuple[Candidate, ...] = (
 )
 
 
+@dataclass(frozen=True)
+class FusionCandidate:
+    """A score-fusion configuration (issue 23): members, weight rule and the pacer's options.
+
+    Run like every strategy with the hard budget ``B``; its pacer spends the share
+    ``b = B / n`` evenly, with a head start of one label so that all of ``B`` is spent.
+    With ``rate=True`` the budget is the rate budget ``LabelRate(rate=b, total=B)``
+    instead (no head start).
+    """
+
+    name: str
+    role: str  # "fusion" (eligible), "member" (one member alone, paced)
+    members: tuple[str, ...]
+    weights: str = "equal"
+    epsilon: float = 0.0
+    rate: bool = False
+
+    def build(self, est: Any, budget: int, n_stream: int, seed: int) -> StreamLearner:
+        b = budget / n_stream
+        return CbeAL(
+            agents=fusion_pool(self.members, b, est),
+            fusion=fusion_of(self.weights, budget_fraction=b),
+            epsilon=self.epsilon,
+            estimator=est,
+            budget=LabelRate(rate=b, total=budget) if self.rate else budget,
+            random_state=seed,
+        )
+
+
+_U4 = ("RAL1", "RAL2", "ENT", "VU")  # CBEAL-4U's members
+_DIVERSE = ("H", "QBC", "DWU", "MIN", "SPF1", "LDS")  # members that see different things
+FUSION: tuple[FusionCandidate, ...] = (
+    FusionCandidate("F:4U-eq", "fusion", _U4),
+    FusionCandidate("F:4U-ev", "fusion", _U4, "evidence"),
+    FusionCandidate("F:div-eq", "fusion", _DIVERSE),
+    FusionCandidate("F:div-ev", "fusion", _DIVERSE, "evidence"),
+    FusionCandidate("F:4U+3-eq", "fusion", (*_U4, "QBC", "DWU", "MIN")),
+    FusionCandidate("F:4U+3-ev", "fusion", (*_U4, "QBC", "DWU", "MIN"), "evidence"),
+    FusionCandidate("F:4U+MIN-eq", "fusion", (*_U4, "MIN")),
+    FusionCandidate("F:H+QBC+MIN-eq", "fusion", ("H", "QBC", "MIN")),
+    # each new member alone, paced by the same quantile filter
+    *(
+        FusionCandidate(f"M:{m}", "member", (m,))
+        for m in ("H", "DWU", "QBC", "MIN", "LDS", "SPF1", "RAL1")
+    ),
+)
+
+
 def _all() -> dict[str, Strategy]:
     out: dict[str, Strategy] = {}
     for name in ("LD1", "LD2", "LD3", "SPF1", "RAL1", "RAL2", "RAL3", "RAL4"):
@@ -214,19 +271,37 @@ def _all() -> dict[str, Strategy]:
     out.update({p.name: p for p in peers})
     for c in CANDIDATES:
         out[c.name] = Strategy(c.name, c.role, c.build)
-    out[RECOMMENDED] = Strategy(RECOMMENDED, "recommended", _recommended)
+    for f in FUSION:
+        out[f.name] = Strategy(f.name, f.role, f.build)
+    # the presets beyond the paper, each exactly as a user gets it (CBEAL-4U was the
+    # recommended one until score fusion's CBEAL-5F was chosen, issue 23); a fusion preset
+    # also runs under a rate budget
+    for name, entry in PRESETS.items():
+        if entry.family == "paper":
+            continue
+        rec = name == RECOMMENDED
+        out[name] = Strategy(name, "recommended" if rec else "cbeal", _fusion_preset(name))
+        if entry.fusion is not None:
+            out[f"{name} (rate)"] = Strategy(
+                f"{name} (rate)", "recommended-rate" if rec else "cbeal", _fusion_preset(name, True)
+            )
     return out
 
 
-def _recommended(est: Any, budget: int, n_stream: int, seed: int) -> StreamLearner:
-    # the registered preset itself, exactly as a user gets it
-    return CbeAL.from_preset(
-        RECOMMENDED,
-        budget_fraction=budget / n_stream,
-        estimator=est,
-        budget=budget,
-        random_state=seed,
-    )
+def _fusion_preset(name: str, rate: bool = False) -> Builder:
+    """A preset exactly as a user gets it: with the count budget ``B`` and
+    ``budget_fraction=B/n``, or (`rate`) with the rate budget ``LabelRate(B/n, total=B)``."""
+
+    def build(est: Any, budget: int, n_stream: int, seed: int) -> StreamLearner:
+        b = budget / n_stream
+        if rate:
+            cap = LabelRate(rate=b, total=budget)
+            return CbeAL.from_preset(name, estimator=est, budget=cap, random_state=seed)
+        return CbeAL.from_preset(
+            name, estimator=est, budget=budget, budget_fraction=b, random_state=seed
+        )
+
+    return build
 
 
 def _entropy_alone(est: Any, budget: int, n_stream: int, seed: int) -> StreamLearner:

@@ -20,7 +20,12 @@ QUESTIONS = {
 
 
 def _wanted(decision: dict[str, Any]) -> list[int]:
-    return [i for i, p in enumerate(decision.get("advice") or []) if p >= 0.5]
+    # a vote is advice ≥ 0.5; under score fusion a member wants the part when its own score
+    # reaches the pacer's threshold (None: no label was due)
+    line = 0.5 if decision.get("score") is None else decision.get("threshold")
+    if line is None:
+        return []
+    return [i for i, p in enumerate(decision.get("advice") or []) if p >= line]
 
 
 def question_kind(decision: dict[str, Any]) -> str | None:

@@ -33,6 +33,16 @@ def stream_status(service: Any, name: str) -> dict[str, Any]:
 
 def weighting(model: Any) -> dict[str, Any]:
     """How a model turns its agents' advice into one decision, in words."""
+    if getattr(model, "fusion", None) is not None:
+        return {
+            "method": "score fusion",
+            "control_chart": False,
+            "words": (
+                "The agents' scores are averaged into one score, and one pacer asks for the "
+                "parts whose score is high among the last 200, spending the budget evenly. "
+                "There is no bandit and no control chart: the weights stay as configured."
+            ),
+        }
     solver = getattr(model, "solver", None)
     chart = True if solver is None else bool(getattr(solver, "ewma", True))
     eta = None if solver is None else getattr(solver, "eta", None)

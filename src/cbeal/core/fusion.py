@@ -1,0 +1,188 @@
+"""Score fusion: one decision from many members' graded scores and one budget pacer.
+
+Beside the paper's voting policy (:class:`~cbeal.core.AgentEnsemble`, where every agent
+paces itself and Exp4.P-EWMA weighs the votes), score fusion asks each member for a graded
+score in [0, 1] (:meth:`~cbeal.core.Agent.score_one`), fuses them as a weighted mean
+(:mod:`cbeal.core.fusion_weights`) and lets one :class:`~cbeal.core.QuantilePacer` spend
+the budget evenly on the samples whose fused score is high among the recent ones.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from cbeal.core.agent import Agent, Context
+from cbeal.core.ensemble import name_agents
+from cbeal.core.exceptions import ParameterError
+from cbeal.core.fusion_weights import EqualWeights, FusionWeights
+from cbeal.core.pacer import QuantilePacer
+from cbeal.core.policy import Policy, Proposal
+from cbeal.core.window_agent import WindowAgent, WindowGroup
+
+__all__ = ["ScoreFusion", "share_windows"]
+
+
+def share_windows(
+    agents: list[Agent], X0: np.ndarray
+) -> tuple[list[tuple[list[int], WindowGroup]], list[tuple[int, Agent]]]:
+    """Window agents of one metric that score by their advice share one distance
+    computation per sample: ``(groups by agent positions, the other agents)``."""
+    by_metric: dict[str, list[int]] = {}
+    for i, agent in enumerate(agents):
+        if isinstance(agent, WindowAgent) and type(agent).score_one is Agent.score_one:
+            by_metric.setdefault(agent.metric, []).append(i)
+    groups = [
+        (idx, WindowGroup([agents[i] for i in idx], X0))  # type: ignore[misc]
+        for idx in by_metric.values()
+        if len(idx) > 1
+    ]
+    grouped = {i for idx, _ in groups for i in idx}
+    return groups, [(i, a) for i, a in enumerate(agents) if i not in grouped]
+
+
+class ScoreFusion(Policy):
+    """Fuse the members' scores, then pace one budget over the fused score.
+
+    Acquire with probability ``(1 − ε) · ask + ε``, where ``ask`` is the pacer's yes/no on
+    the fused score ``Σ w_i s_i``. A member's reward learning (RAL's threshold) and
+    pacing state see the ensemble's decisions, as in the voting policy.
+
+    Parameters
+    ----------
+    agents
+        The members: agents or (name, agent) pairs (one is allowed: a member alone,
+        paced). Filled in by :class:`~cbeal.CbeAL` when it holds the fusion.
+    weights
+        A :class:`~cbeal.core.FusionWeights` rule; None = :class:`EqualWeights`.
+    budget_fraction
+        The share of samples the pacer spends (the rate of a rate budget, or ``B / n``);
+        :class:`~cbeal.CbeAL` fills it in from a rate budget.
+    window, tolerance, head_start
+        The pacer's window, tolerance and head start (see
+        :class:`~cbeal.core.QuantilePacer`); :class:`~cbeal.CbeAL` sets no head start
+        under a rate budget, whose cap accrues at the same rate.
+    epsilon
+        ε of ε-greedy exploration on top of the pacer (:class:`~cbeal.CbeAL` passes its
+        own).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from cbeal.core import Context, ReinforcedAgent, ScoreFusion, SpaceFillingAgent
+    >>> fusion = ScoreFusion(agents=[("SPF", SpaceFillingAgent()), ("RAL", ReinforcedAgent())],
+    ...                      budget_fraction=0.5)
+    >>> fusion = fusion.start(np.random.default_rng(0).normal(size=(20, 3)))
+    >>> prop = fusion.propose(Context(np.full(3, 9.0), np.array([0.99, 0.01])))
+    >>> prop.advice.tolist(), prop.weights.tolist()   # SPF: far away; RAL: quite certain
+    ([1.0, 0.1], [0.5, 0.5])
+    >>> round(prop.score, 3), prop.p_acquire          # the head start's label: asked
+    (0.55, 1.0)
+    """
+
+    @classmethod
+    def _unit_test_params(cls) -> list[dict[str, Any]]:
+        from cbeal.core.presets import preset_agents
+
+        return [{"agents": preset_agents("CBEAL-4*"), "budget_fraction": 0.1, "epsilon": 0.05}]
+
+    def __init__(
+        self,
+        *,
+        agents: Sequence[Any] | None = None,
+        weights: FusionWeights | None = None,
+        budget_fraction: float | None = None,
+        window: int = 200,
+        tolerance: float = 1.0,
+        head_start: float = 1.0,
+        epsilon: float = 0.0,
+    ) -> None:
+        self.agents = agents
+        self.weights = weights
+        self.budget_fraction = budget_fraction
+        self.window = window
+        self.tolerance = tolerance
+        self.head_start = head_start
+        self.epsilon = epsilon
+
+    @property
+    def named_agents(self) -> list[tuple[str, Agent]]:
+        return self.agents_
+
+    def start(
+        self,
+        X0: np.ndarray,
+        rng: np.random.Generator | None = None,
+        y0: np.ndarray | None = None,
+    ) -> ScoreFusion:
+        if not self.agents:
+            raise ParameterError("score fusion needs at least one member agent")
+        if self.budget_fraction is None:
+            raise ParameterError(
+                "score fusion paces the budget to a share of the samples: give "
+                "budget_fraction (e.g. 0.05), or give the model its budget as a rate"
+            )
+        if not 0.0 <= float(self.epsilon) < 1.0:
+            raise ParameterError(f"epsilon must be in [0, 1), got {self.epsilon}")
+        rule = self.weights if self.weights is not None else EqualWeights()
+        if not isinstance(rule, FusionWeights):
+            raise ParameterError(
+                f"weights must be a FusionWeights rule such as EqualWeights() or "
+                f"EvidenceWeights(), got {type(rule).__name__}"
+            )
+        self.agents_ = [(n, a.clone().fit(X0, rng, y0)) for n, a in name_agents(self.agents)]
+        m = len(self.agents_)
+        self.rule_ = rule.clone().start(m)
+        self.pacer_ = QuantilePacer(
+            budget_fraction=self.budget_fraction,
+            window=self.window,
+            tolerance=self.tolerance,
+            head_start=self.head_start,
+        ).start(m)
+        self._plan(X0)
+        return self
+
+    def _plan(self, X0: np.ndarray) -> None:
+        self._groups, self._solo = share_windows([a for _, a in self.agents_], X0)
+
+    def weights_now(self) -> np.ndarray:
+        """The members' current weights."""
+        return self.rule_.weights()
+
+    def propose(self, ctx: Context) -> Proposal:
+        scores = np.empty(len(self.agents_))
+        for idx, group in self._groups:
+            scores[idx] = group.advise(ctx.x)
+        for i, agent in self._solo:
+            scores[i] = agent.score_one(ctx)
+        if not (scores.min() >= 0.0 and scores.max() <= 1.0):  # NaN fails too
+            bad = [n for (n, _), s in zip(self.agents_, scores, strict=True) if not 0 <= s <= 1]
+            raise ParameterError(f"members {bad} gave scores outside [0, 1]: {scores.tolist()}")
+        w = self.rule_.weights()
+        fused, threshold, ask = self.pacer_.decide(scores, w)
+        self.rule_.observe_one(scores)
+        eps = float(self.epsilon)
+        return Proposal(
+            p_acquire=(1.0 - eps) * float(ask) + eps,
+            advice=scores,
+            weights=w,
+            score=fused,
+            threshold=threshold if math.isfinite(threshold) else None,
+        )
+
+    def on_decision(self, proposal: Proposal, acquired: bool) -> None:
+        if acquired:
+            self.pacer_.acquired_one()
+        for (_, agent), s in zip(self.agents_, proposal.advice, strict=True):
+            agent.decided_one(float(s), acquired)
+
+    def on_label(
+        self, proposal: Proposal, reward: float, penalty: float, x: np.ndarray, y_index: int
+    ) -> None:
+        self.rule_.learn_one(proposal.advice, reward > 0.0)
+        for (_, agent), s in zip(self.agents_, proposal.advice, strict=True):
+            agent.reward_one(float(s), reward, penalty)
+            agent.label_one(x, y_index)
