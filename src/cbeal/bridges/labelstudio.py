@@ -1,32 +1,52 @@
 """A Label Studio bridge, for plants that already label there.
 
-``push`` leases open cbeal tasks and imports them into a Label Studio project as tasks
-with a table view of the part, the model's prediction as a pre-annotation (score = its
-certainty, model version = cbeal's) and the question in words. Label Studio then calls
-cbeal's webhook endpoint (``POST /api/v1/integrations/label-studio/webhook``, set up in the
-project's webhook settings with an ``Authorization: Bearer <annotate token>`` header) when
-an annotation is created or updated, and cbeal takes the label: a created annotation
-labels the task, an updated one replaces the label while the undo window is open, a
-cancelled (skipped) one skips the task.
+* :func:`label_config` is the labelling configuration of a project for a stream (a table
+  of the part, the question in words, one choice per class).
+* :func:`push` leases open cbeal tasks and imports them into the project, each with the
+  model's prediction as a pre-annotation (score = its certainty, model version = cbeal's).
+  A task already in the project is not imported twice.
+* Label Studio then calls cbeal's webhook (``POST /api/v1/integrations/label-studio/webhook``,
+  set up in the project's webhook settings with an ``Authorization: Bearer <annotate
+  token>`` header) for every annotation created, updated or deleted; cbeal takes the label
+  (what each does: docs/SERVICE.md, "Label Studio").
+* :func:`pull` reads the project's annotations through Label Studio's API and sends cbeal
+  those it has not got, through the same webhook: the two paths together give each
+  annotation to cbeal once (its request id is derived from the annotation's id and
+  version), so pull catches up on what a webhook missed while cbeal was down.
 
-Tested against the request and response shapes of Label Studio's documented API
-(``/api/projects/{id}/import``, webhook events ``ANNOTATION_CREATED`` /
-``ANNOTATION_UPDATED``), not against a running Label Studio: it is a large Django
-application that does not fit the project's CI time.
+Tested against a running Label Studio (tests/test_labelstudio_live.py) and against the
+webhook bodies Label Studio 1.23 sends (recorded in tests/data/labelstudio_webhooks.json).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 from xml.sax.saxutils import quoteattr
 
-__all__ = ["CONTROL", "label_config", "push", "task_payload"]
+__all__ = [
+    "CONTROL",
+    "WEBHOOK",
+    "connect",
+    "label_config",
+    "project_tasks",
+    "pull",
+    "push",
+    "task_payload",
+]
 
 CONTROL = "quality"
+WEBHOOK = "/api/v1/integrations/label-studio/webhook"
 
 
 def label_config(classes: list[Any]) -> str:
-    """The labelling configuration (XML) of a Label Studio project for a cbeal stream."""
+    """The labelling configuration (XML) of a Label Studio project for a cbeal stream.
+
+    Examples
+    --------
+    >>> print(label_config(["ok", "fail"]))  # doctest: +ELLIPSIS
+    <View>...<Choices name="quality" ...><Choice value="ok"/><Choice value="fail"/></Choices></View>
+    """
     choices = "".join(f"<Choice value={quoteattr(str(c))}/>" for c in classes)
     return (
         "<View>"
@@ -71,6 +91,70 @@ def task_payload(task: dict[str, Any], features: list[str]) -> dict[str, Any]:
     return payload
 
 
+def connect(url: str, token: str, *, timeout: float = 60.0, transport: Any = None) -> Any:
+    """An ``httpx.Client`` of Label Studio at `url` with `token`, either kind Label Studio has.
+
+    A personal access token (a JWT, Label Studio's default since 1.17) is a refresh token:
+    the client exchanges it for a short-lived access token at ``/api/token/refresh/``, and
+    again when Label Studio says the access token expired. A legacy token (enabled per
+    organisation) is sent as ``Authorization: Token …``. `transport` is httpx's (a test's
+    mock).
+    """
+    import httpx
+
+    if token.count(".") != 2:  # a legacy token: 40 hex digits
+        return httpx.Client(
+            base_url=url,
+            timeout=timeout,
+            headers={"Authorization": f"Token {token}"},
+            transport=transport,
+        )
+    refresh_url = url.rstrip("/") + "/api/token/refresh/"
+
+    class PersonalToken(httpx.Auth):
+        requires_response_body = True  # the refresh answer is read in the flow
+        access = ""  # none yet
+
+        def _refresh(self) -> Any:
+            return httpx.Request("POST", refresh_url, json={"refresh": token})
+
+        def _take(self, answer: Any) -> None:
+            # refused: an access token Label Studio will refuse too, so the caller sees 401
+            ok = answer.status_code == 200
+            self.access = str(answer.json().get("access") or "refused") if ok else "refused"
+
+        def auth_flow(self, request: Any) -> Any:
+            if not self.access:
+                self._take((yield self._refresh()))
+            request.headers["Authorization"] = f"Bearer {self.access}"
+            response = yield request
+            if response.status_code == 401:  # expired: once more with a fresh access token
+                self._take((yield self._refresh()))
+                request.headers["Authorization"] = f"Bearer {self.access}"
+                yield request
+
+    return httpx.Client(base_url=url, timeout=timeout, auth=PersonalToken(), transport=transport)
+
+
+def project_tasks(label_studio: Any, project: int, *, annotated: bool) -> list[dict[str, Any]]:
+    """The project's tasks with their annotations (Label Studio's JSON export); only the
+    annotated ones if `annotated`."""
+    r = label_studio.get(
+        f"/api/projects/{project}/export",
+        params={"exportType": "JSON", "download_all_tasks": "false" if annotated else "true"},
+    )
+    r.raise_for_status()
+    found: list[dict[str, Any]] = r.json()
+    return found
+
+
+def _cbeal_task(ls_task: dict[str, Any], stream: str) -> int | None:
+    data = ls_task.get("data") or {}
+    if data.get("cbeal_stream") != stream or type(data.get("cbeal_task")) is not int:
+        return None
+    return int(data["cbeal_task"])
+
+
 def push(
     cbeal: Any,
     label_studio: Any,
@@ -84,9 +168,18 @@ def push(
 
     `cbeal` is a :class:`~cbeal.bridges.Client` of the service, `label_studio` an
     ``httpx.Client`` whose base URL and ``Authorization: Token …`` header reach Label
-    Studio. The tasks stay leased to Label Studio for `lease_seconds`. Returns their ids.
+    Studio. The tasks stay leased to Label Studio for `lease_seconds`; one that is in the
+    project already (skipped there, its annotation deleted, its lease run out) is leased
+    again but not imported twice. Returns the ids of the tasks imported.
     """
     config = cbeal.call("GET", f"/api/v1/streams/{stream}/config")
+    there = {
+        t
+        for t in (
+            _cbeal_task(x, stream) for x in project_tasks(label_studio, project, annotated=False)
+        )
+        if t
+    }
     taken: list[dict[str, Any]] = []
     seen: set[int] = set()
     while len(taken) < limit:
@@ -98,7 +191,8 @@ def push(
         if task is None or task["task_id"] in seen:
             break
         seen.add(task["task_id"])
-        taken.append(task)
+        if task["task_id"] not in there:
+            taken.append(task)
     if taken:
         r = label_studio.post(
             f"/api/projects/{project}/import",
@@ -106,3 +200,54 @@ def push(
         )
         r.raise_for_status()
     return [t["task_id"] for t in taken]
+
+
+def pull(
+    cbeal: Any, label_studio: Any, *, stream: str, project: int, batch: int = 100
+) -> dict[str, Any]:
+    """Give cbeal the annotations of `project` (tasks of `stream`) it has not got yet.
+
+    Each annotation goes through cbeal's webhook as Label Studio would send it, so what
+    the webhook took already is ``unchanged``, a newer version of an annotation replaces
+    the label while the undo window is open, and nothing is labelled twice. Skips
+    (cancelled annotations) are not sent: a skip only says "not now", and sending it again
+    at every pull would push the task further back each time.
+
+    Returns ``{"outcomes": {outcome: count}, "refused": [result, ...]}``, where a refused
+    result says why (a task labelled already by another answer, a label the model has
+    learned and Label Studio changed since, a choice that is not a class).
+    """
+    items: list[tuple[dict[str, Any], dict[str, Any]]] = []
+    for ls_task in project_tasks(label_studio, project, annotated=True):
+        task_id = _cbeal_task(ls_task, stream)
+        if task_id is None:
+            continue
+        slim = {"id": ls_task["id"], "data": {"cbeal_task": task_id}}
+        for a in sorted(ls_task.get("annotations") or [], key=lambda a: a["id"]):
+            if a.get("was_cancelled"):
+                continue
+            items.append(
+                (
+                    {
+                        "id": a["id"],
+                        "task": ls_task["id"],
+                        "result": a.get("result") or [],
+                        "updated_at": a.get("updated_at"),
+                    },
+                    slim,
+                )
+            )
+    outcomes: Counter[str] = Counter()
+    refused: list[dict[str, Any]] = []
+    for start in range(0, len(items), batch):
+        chunk = items[start : start + batch]
+        event = {
+            "action": "ANNOTATIONS_CREATED",
+            "annotation": [a for a, _ in chunk],
+            "task": list({t["id"]: t for _, t in chunk}.values()),
+        }
+        for result in cbeal.call("POST", WEBHOOK, json=event)["results"]:
+            outcomes[result["outcome"]] += 1
+            if result["outcome"] == "refused":
+                refused.append(result)
+    return {"outcomes": dict(outcomes), "refused": refused}

@@ -1,45 +1,185 @@
-"""The service's side of the Label Studio bridge: which answer a webhook event carries.
+"""The service's side of the Label Studio bridge: what a webhook event does to cbeal's tasks.
 
-The client side (the labelling configuration, pushing tasks) is
+The client side (the labelling configuration, push and pull) is
 :mod:`cbeal.bridges.labelstudio`; the event's shape is checked by
 :class:`~cbeal.service.schemas.integrations.LabelStudioEvent` before it gets here.
+
+An annotation's answer is stored with the request id ``label-studio-<annotation id>@<its
+updated_at>``, so the webhook and ``cbeal labelstudio pull`` (which sends the same events)
+give each annotation to cbeal exactly once, a newer version of it replaces an older one
+while the undo window is open, an older one arriving late changes nothing, and a deleted
+annotation (whose event carries only its id) finds the task it labelled.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime, timezone
 from typing import Any
 
 from cbeal.bridges.labelstudio import CONTROL
-from cbeal.service.schemas.integrations import LabelStudioEvent
+from cbeal.service.engine.tasks import Conflict, TaskOps
+from cbeal.service.schemas.integrations import Annotation, LabelStudioEvent, Task
+from cbeal.service.store import tasks as rows
 
-__all__ = ["webhook_answer"]
+__all__ = [
+    "ONE",
+    "PREFIX",
+    "Answer",
+    "answer_of",
+    "pairs",
+    "request_id",
+    "take",
+    "withdraw",
+]
 
-ACTIONS = ("ANNOTATION_CREATED", "ANNOTATION_UPDATED")
+PREFIX = "label-studio-"
+ONE = ("ANNOTATION_CREATED", "ANNOTATION_UPDATED")  # events about one annotation
 
 
-def webhook_answer(event: LabelStudioEvent) -> tuple[int, str, Any] | None:
-    """``(cbeal task id, kind, label)`` for a Label Studio webhook event, else None.
+@dataclass(frozen=True)
+class Answer:
+    """What one Label Studio annotation says about one cbeal task."""
 
-    kind is ``"label"``, ``"relabel"`` (an updated annotation) or ``"skip"``; an event
-    that cannot be acted on raises ValueError (a 422) saying why.
-    """
-    if event.action not in ACTIONS:
+    task_id: int
+    annotation: int
+    version: str  # the annotation's updated_at ("" if Label Studio sent none)
+    choice: str | None  # None: the annotator skipped the task
+
+
+def request_id(annotation: int, version: str) -> str:
+    return f"{PREFIX}{annotation}@{version}"
+
+
+def _held(rid: str | None) -> tuple[int, str] | None:
+    """(annotation id, version) of a request id this module stored, else None."""
+    if not rid or not rid.startswith(PREFIX) or "@" not in rid:
         return None
-    task_id = event.task.data.cbeal_task if event.task is not None else None
+    head, _, version = rid[len(PREFIX) :].partition("@")
+    return (int(head), version) if head.isdigit() else None
+
+
+def _when(version: str) -> datetime | None:
+    if not version:
+        return None
+    try:
+        when = datetime.fromisoformat(version)
+    except ValueError:
+        raise ValueError(
+            f"the annotation's updated_at {version!r} is not an ISO 8601 date and time"
+        ) from None
+    return when if when.tzinfo is not None else when.replace(tzinfo=timezone.utc)
+
+
+def _older(version: str, than: str) -> bool:
+    a, b = _when(version), _when(than)
+    return b is not None and (a is None or a < b)
+
+
+def pairs(event: LabelStudioEvent) -> list[tuple[Annotation, Task | None]]:
+    """Each annotation of a created/updated event with its task.
+
+    An event about one annotation (`ONE`) must carry one annotation and one task; the bulk
+    event ``ANNOTATIONS_CREATED`` carries lists, matched by the annotation's ``task``.
+    """
+    annotation, task = event.annotation, event.task
+    if annotation is None:
+        raise ValueError(f"the {event.action} event carries no annotation")
+    if event.action in ONE:
+        if isinstance(annotation, list) or isinstance(task, list):
+            raise ValueError(
+                f"a {event.action} event carries one annotation and its task, not lists"
+            )
+        return [(annotation, task)]
+    found = annotation if isinstance(annotation, list) else [annotation]
+    tasks = task if isinstance(task, list) else [] if task is None else [task]
+    by_id = {t.id: t for t in tasks if t.id is not None}
+    alone = tasks[0] if len(tasks) == 1 else None
+    return [(a, by_id.get(a.task, alone) if a.task is not None else alone) for a in found]
+
+
+def answer_of(annotation: Annotation, task: Task | None) -> Answer:
+    """The answer an annotation gives; ValueError (a 422) saying why there is none."""
+    task_id = task.data.cbeal_task if task is not None else None
     if task_id is None:
         raise ValueError(
             "the Label Studio task carries no cbeal_task id; push tasks with "
             "`cbeal labelstudio push`"
         )
-    annotation = event.annotation
-    if annotation is None:
-        raise ValueError("the event carries no annotation")
+    if annotation.id is None:
+        raise ValueError("the annotation has no id")
+    version = annotation.updated_at or ""
+    _when(version)  # a malformed date is refused before anything changes
     if annotation.was_cancelled:
-        return task_id, "skip", None
+        return Answer(task_id, annotation.id, version, None)
     for item in annotation.result:
         if item.from_name == CONTROL and item.type == "choices":
             choices = item.value.choices or []
             if len(choices) == 1:
-                kind = "label" if event.action == "ANNOTATION_CREATED" else "relabel"
-                return task_id, kind, choices[0]
+                return Answer(task_id, annotation.id, version, choices[0])
     raise ValueError(f"the annotation has no single '{CONTROL}' choice")
+
+
+def take(tasks: TaskOps, answer: Answer, by: str) -> tuple[str, dict[str, Any]]:
+    """Make the cbeal task hold the annotation's answer: ``(outcome, the task)``.
+
+    outcome is ``labelled``, ``relabelled`` (a newer version of the same annotation, within
+    the undo window), ``skipped``, ``unchanged`` (cbeal has this answer already) or
+    ``stale`` (an older version than the one cbeal holds). A task another answer holds, or
+    whose label the model has learned already, raises :class:`Conflict` (a 409); a choice
+    that is not one of the stream's classes ValueError (a 422).
+    """
+    task_id = answer.task_id
+    view = tasks.view(task_id)  # NotFound (a 404) for an unknown task
+    with tasks.streams.engine.connect() as conn:
+        row = rows.task_row(conn, task_id)
+    held = _held(row.request_id)
+    ours = held is not None and held[0] == answer.annotation
+    if ours and held is not None and _older(answer.version, held[1]):
+        return "stale", view
+    status = row.status
+    if answer.choice is None:  # skipped in Label Studio: "not now"
+        if ours and status == "labelled":
+            tasks.undo(task_id)
+            status = "open"
+        if status == "open":
+            return "skipped", tasks.skip(task_id)
+        raise Conflict(
+            f"task {task_id} is {status}; annotation {answer.annotation} was skipped in "
+            "Label Studio, which changes nothing now"
+        )
+    classes = tasks.streams.get(view["stream"]).config.classes
+    label = next((c for c in classes if str(c) == answer.choice), None)
+    if label is None:
+        raise ValueError(f"the Label Studio choice {answer.choice!r} is not one of {classes}")
+    rid = request_id(answer.annotation, answer.version)
+    if status == "open":
+        return "labelled", tasks.label(task_id, label, rid, by)
+    if ours and row.label == label:
+        return "unchanged", view
+    if ours and status == "labelled":
+        tasks.undo(task_id)  # Conflict if the window closed meanwhile
+        return "relabelled", tasks.label(task_id, label, rid, by)
+    if ours and status == "learned":
+        raise Conflict(
+            f"task {task_id} was learned already with {row.label!r} (the undo window is "
+            f"{tasks.undo_seconds:g} s); the change to {label!r} in Label Studio is not taken"
+        )
+    raise Conflict(
+        f"task {task_id} is {status} by another answer ({row.labelled_by}); Label Studio "
+        f"annotation {answer.annotation} is not taken"
+    )
+
+
+def withdraw(tasks: TaskOps, annotation: int) -> list[int]:
+    """Withdraw the label a deleted annotation gave: the task is open again.
+
+    Returns the tasks reopened (none if cbeal holds no label of the annotation: it was a
+    skip, or never reached cbeal). After the undo window the model has learned the label
+    and :class:`Conflict` (a 409) says so; the label stays.
+    """
+    with tasks.streams.engine.connect() as conn:
+        found = rows.tasks_by_request_prefix(conn, f"{PREFIX}{annotation}@")
+    for row in found:
+        tasks.undo(row.id)
+    return [row.id for row in found]

@@ -27,11 +27,19 @@ __all__ = [
     "task_row",
     "task_view_row",
     "task_with_decision",
+    "tasks_by_request_prefix",
 ]
 
 
 def task_row(conn: Connection, task_id: int) -> Any:
     return conn.execute(select(tasks).where(tasks.c.id == task_id)).first()
+
+
+def tasks_by_request_prefix(conn: Connection, prefix: str) -> list[Any]:
+    """The tasks whose answer's request id starts with `prefix` (an integration's own ids)."""
+    return list(
+        conn.execute(select(tasks).where(tasks.c.request_id.startswith(prefix, autoescape=True)))
+    )
 
 
 def task_view_row(conn: Connection, task_id: int) -> Any:
