@@ -8,6 +8,7 @@ from typing import Any
 from fastapi import APIRouter
 
 from cbeal.core import CbealError
+from cbeal.service.api.routing import StrictRoute
 from cbeal.service.deps import Annotate, ServiceDep
 from cbeal.service.engine.labelstudio import ONE, answer_of, pairs, take, withdraw
 from cbeal.service.engine.service import Service
@@ -18,7 +19,9 @@ from cbeal.service.schemas.integrations import LabelStudioEvent, WebhookOut
 
 __all__ = ["router"]
 
-router = APIRouter(prefix="/api/v1/integrations", tags=["integrations"])
+router = APIRouter(
+    prefix="/api/v1/integrations", tags=["integrations"], route_class=StrictRoute
+)
 
 LEARNS = ("labelled", "relabelled")
 

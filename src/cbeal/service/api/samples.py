@@ -9,6 +9,7 @@ from fastapi import APIRouter
 from fastapi.responses import Response
 
 from cbeal.service.api.streams import StreamName
+from cbeal.service.api.routing import StrictRoute
 from cbeal.service.deps import Ingest, ServiceDep
 from cbeal.service.engine.ingest import ingest
 from cbeal.service.schemas.common import errors
@@ -16,7 +17,7 @@ from cbeal.service.schemas.samples import SamplesIn, SamplesReply
 
 __all__ = ["router"]
 
-router = APIRouter(prefix="/api/v1/streams", tags=["samples"])
+router = APIRouter(prefix="/api/v1/streams", tags=["samples"], route_class=StrictRoute)
 
 
 @router.post(

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse, Response
 
+from cbeal.service.api.routing import StrictRoute
 from cbeal.service.deps import Admin, AnyRole, ServiceDep
 from cbeal.service.engine.insight import history
 from cbeal.service.engine.status import stream_config, stream_status
@@ -23,7 +24,7 @@ __all__ = ["StreamName", "router"]
 
 StreamName = Annotated[str, Path(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")]
 
-router = APIRouter(prefix="/api/v1/streams", tags=["streams"])
+router = APIRouter(prefix="/api/v1/streams", tags=["streams"], route_class=StrictRoute)
 
 
 @router.post("", status_code=201, response_model=StreamStatusOut, responses=errors(409, 413, 422))

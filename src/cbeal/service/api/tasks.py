@@ -8,6 +8,7 @@ from fastapi import APIRouter, Path, Query
 from fastapi.responses import Response
 
 from cbeal.service.api.streams import StreamName
+from cbeal.service.api.routing import StrictRoute
 from cbeal.service.deps import Annotate, ServiceDep
 from cbeal.service.engine.insight import sample_context
 from cbeal.service.schemas.common import errors
@@ -17,7 +18,7 @@ __all__ = ["TaskId", "router"]
 
 TaskId = Annotated[int, Path(ge=1, le=2**62)]
 
-router = APIRouter(tags=["tasks"])
+router = APIRouter(tags=["tasks"], route_class=StrictRoute)
 
 
 @router.get(
