@@ -9,6 +9,7 @@ from fastapi import APIRouter
 
 from cbeal.core import CbealError
 from cbeal.service.api.routing import StrictRoute
+from cbeal.service.api.tasks import actor
 from cbeal.service.deps import Annotate, ServiceDep
 from cbeal.service.engine.labelstudio import ONE, answer_of, pairs, take, withdraw
 from cbeal.service.engine.service import Service
@@ -19,9 +20,7 @@ from cbeal.service.schemas.integrations import LabelStudioEvent, WebhookOut
 
 __all__ = ["router"]
 
-router = APIRouter(
-    prefix="/api/v1/integrations", tags=["integrations"], route_class=StrictRoute
-)
+router = APIRouter(prefix="/api/v1/integrations", tags=["integrations"], route_class=StrictRoute)
 
 LEARNS = ("labelled", "relabelled")
 
@@ -65,7 +64,7 @@ def label_studio_webhook(
     several (``ANNOTATIONS_CREATED``, ``ANNOTATIONS_DELETED``) with one result each. Other
     events are acknowledged and ignored.
     """
-    by = f"label-studio:{who.name}"
+    by = actor(who, "label-studio")
     if event.action in ONE:
         ((annotation, task),) = pairs(event)
         outcome, view = take(service.tasks, answer_of(annotation, task), by)
@@ -88,7 +87,7 @@ def label_studio_webhook(
         for ref in event.annotations or []:
 
             def undo(annotation: int = ref.id) -> tuple[str, int | None]:
-                reopened = withdraw(service.tasks, annotation)
+                reopened = withdraw(service.tasks, annotation, by)
                 return ("withdrawn", reopened[0]) if reopened else ("unchanged", None)
 
             results.append(_each(ref.id, None, undo))

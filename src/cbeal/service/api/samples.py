@@ -8,8 +8,8 @@ import orjson
 from fastapi import APIRouter
 from fastapi.responses import Response
 
-from cbeal.service.api.streams import StreamName
 from cbeal.service.api.routing import StrictRoute
+from cbeal.service.api.streams import StreamName
 from cbeal.service.deps import Ingest, ServiceDep
 from cbeal.service.engine.ingest import ingest
 from cbeal.service.schemas.common import errors

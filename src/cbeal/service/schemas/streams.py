@@ -29,9 +29,11 @@ from cbeal.core import BudgetError, ParameterError
 
 __all__ = ["Initial", "Label", "Row", "StreamConfig", "Value"]
 
-#: a class label: text, a whole number or a boolean, kept with its JSON type (``1`` is not
-#: ``true``, ``"1"`` is not ``1``)
-Label = Annotated[StrictStr | StrictInt | StrictBool, Field(union_mode="left_to_right")]
+#: a class label: text, a number or a boolean, kept with its JSON type (``1`` is not
+#: ``true``, ``"1"`` is not ``1``, ``1`` is not ``1.0``)
+Label = Annotated[
+    StrictStr | StrictInt | StrictBool | StrictFloat, Field(union_mode="left_to_right")
+]
 #: a feature value: a JSON number, or ``null`` for a missing one (imputed when
 #: ``preprocess`` is ``impute-scale``); text and booleans are refused, not converted
 Value = StrictFloat | None
@@ -121,7 +123,10 @@ class StreamConfig(BaseModel):
         if len({(type(c), c) for c in v}) != len(v):
             raise ValueError("classes must be distinct")
         if len({type(c) for c in v}) != 1:
-            raise ValueError("classes must all be text or all numbers, e.g. ['ok', 'fail']")
+            raise ValueError(
+                "classes must all have one JSON type: all text, all whole numbers, all "
+                "decimal numbers or all booleans, e.g. ['ok', 'fail']"
+            )
         return v
 
     @model_validator(mode="after")

@@ -44,8 +44,8 @@ def outage(exc: BaseException) -> Outage | None:
 
     >>> import sqlite3
     >>> from sqlalchemy.exc import OperationalError
-    >>> err = OperationalError("INSERT ...", {}, sqlite3.OperationalError("database or disk is full"))
-    >>> outage(err).retry_after
+    >>> full = sqlite3.OperationalError("database or disk is full")
+    >>> outage(OperationalError("INSERT ...", {}, full)).retry_after
     30
     >>> outage(ValueError("no")) is None
     True
