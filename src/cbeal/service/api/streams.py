@@ -9,7 +9,7 @@ from fastapi.responses import JSONResponse, Response
 
 from cbeal.service.api.routing import StrictRoute
 from cbeal.service.deps import Admin, AnyRole, ServiceDep
-from cbeal.service.engine.insight import history
+from cbeal.service.engine.history import MAX_POINTS, history
 from cbeal.service.engine.status import stream_config, stream_status
 from cbeal.service.schemas.common import errors
 from cbeal.service.schemas.streams import (
@@ -56,7 +56,7 @@ def stream_history(
     name: StreamName,
     who: AnyRole,
     service: ServiceDep,
-    points: Annotated[int, Query(ge=2, le=500)] = 60,
+    points: Annotated[int, Query(ge=2, le=MAX_POINTS)] = 60,
 ) -> dict[str, Any]:
     """The stream over time, in `points` bins: the dashboard's charts."""
     return history(service.streams, name, points)
