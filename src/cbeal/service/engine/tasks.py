@@ -230,10 +230,7 @@ class TaskOps:
             )
         if task.status == "open":
             raise Conflict(f"task {task_id} is open: it holds no answer to undo")
-        raise Conflict(
-            f"task {task_id} was labelled by someone else ({task.labelled_by}); only they "
-            "(or an admin) may undo that label"
-        )
+        raise self._held_elsewhere(task, "undo")
 
     def skip(self, task_id: int, actor: Actor) -> dict[str, Any]:
         task = self._task(task_id)
@@ -289,6 +286,11 @@ class TaskOps:
                 f"task {task.id} is leased to someone else for another {left:.0f} s; only "
                 f"the holder (or an admin) may {doing} it: take the next task with "
                 "GET /api/v1/streams/{name}/tasks/next"
+            )
+        if task.status == "labelled":
+            return Conflict(
+                f"task {task.id} was labelled by someone else ({task.labelled_by}); only "
+                "they (or an admin) may undo that label"
             )
         return Conflict(f"task {task.id} is held by someone else; only they (or an admin) may")
 
