@@ -52,7 +52,7 @@ def _each(
 
 
 @router.post(
-    "/label-studio/webhook", response_model=WebhookOut, responses=errors(404, 409, 422, 503)
+    "/label-studio/webhook", response_model=WebhookOut, responses=errors(404, 409, 413, 422)
 )
 def label_studio_webhook(
     event: LabelStudioEvent, who: Annotate, service: ServiceDep

@@ -23,7 +23,7 @@ router = APIRouter(prefix="/api/v1/streams", tags=["samples"], route_class=Stric
 @router.post(
     "/{name}/samples",
     response_model=SamplesReply,
-    responses=errors(404, 409, 413, 422, 503),
+    responses=errors(404, 409, 413, 422),
 )
 def post_samples(name: StreamName, body: SamplesIn, who: Ingest, service: ServiceDep) -> Response:
     """Decide at once whether to ask for each sample's label (idempotent by sample id)."""

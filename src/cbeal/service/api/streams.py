@@ -39,19 +39,19 @@ def list_streams(who: AnyRole, service: ServiceDep) -> dict[str, Any]:
     return {"streams": service.streams.names()}
 
 
-@router.get("/{name}", response_model=StreamStatusOut, responses=errors(404, 409, 503))
+@router.get("/{name}", response_model=StreamStatusOut, responses=errors(404, 409, 422))
 def status(name: StreamName, who: AnyRole, service: ServiceDep) -> dict[str, Any]:
     """The stream's state: samples, labels, budget, weights, queue, model version."""
     return stream_status(service, name)
 
 
-@router.get("/{name}/config", response_model=StreamConfigOut, responses=errors(404, 409, 503))
+@router.get("/{name}/config", response_model=StreamConfigOut, responses=errors(404, 409, 422))
 def config(name: StreamName, who: AnyRole, service: ServiceDep) -> dict[str, Any]:
     """The stream's configuration, its agents in plain words and how they are weighed."""
     return stream_config(service, name)
 
 
-@router.get("/{name}/history", response_model=HistoryOut, responses=errors(404, 409, 503))
+@router.get("/{name}/history", response_model=HistoryOut, responses=errors(404, 409, 422))
 def stream_history(
     name: StreamName,
     who: AnyRole,
@@ -72,7 +72,7 @@ _FILES = {
     "/{name}/export",
     tags=["export"],
     response_class=Response,
-    responses={200: _FILES, **errors(404, 409, 422, 503)},
+    responses={200: _FILES, **errors(404, 409, 422)},
 )
 def export(
     name: StreamName,
@@ -96,7 +96,7 @@ def export(
     response_class=Response,
     responses={
         200: {"content": {"application/zip": {}}, "description": "the model file"},
-        **errors(404, 409, 503),
+        **errors(404, 409, 422),
     },
 )
 def model_file(name: StreamName, who: Admin, service: ServiceDep) -> Response:

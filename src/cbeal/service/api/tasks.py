@@ -39,7 +39,7 @@ def actor(who: Principal, via: str | None = None) -> Actor:
 @router.get(
     "/api/v1/streams/{name}/tasks/next",
     response_model=TaskOut,
-    responses={204: {"description": "no task is waiting"}, **errors(404, 409, 422, 503)},
+    responses={204: {"description": "no task is waiting"}, **errors(404, 409, 422)},
 )
 def next_task(
     name: StreamName,
@@ -69,7 +69,9 @@ def get_task(task_id: TaskId, who: Annotate, service: ServiceDep) -> dict[str, A
 
 
 @router.get(
-    "/api/v1/tasks/{task_id}/context", response_model=ContextOut, responses=errors(404, 422)
+    "/api/v1/tasks/{task_id}/context",
+    response_model=ContextOut,
+    responses=errors(404, 409, 422),
 )
 def task_context(
     task_id: TaskId,
@@ -82,7 +84,7 @@ def task_context(
 
 
 @router.post(
-    "/api/v1/tasks/{task_id}/label", response_model=TaskOut, responses=errors(404, 409, 422, 503)
+    "/api/v1/tasks/{task_id}/label", response_model=TaskOut, responses=errors(404, 409, 413, 422)
 )
 def label(task_id: TaskId, body: LabelIn, who: Annotate, service: ServiceDep) -> dict[str, Any]:
     """Label the task (idempotent by request_id); the model learns it after the undo window."""
@@ -92,7 +94,7 @@ def label(task_id: TaskId, body: LabelIn, who: Annotate, service: ServiceDep) ->
 
 
 @router.post(
-    "/api/v1/tasks/{task_id}/skip", response_model=TaskOut, responses=errors(404, 409, 422)
+    "/api/v1/tasks/{task_id}/skip", response_model=TaskOut, responses=errors(404, 409, 413, 422)
 )
 def skip(task_id: TaskId, body: AnswerIn, who: Annotate, service: ServiceDep) -> dict[str, Any]:
     """Not now: the task goes back to the queue, behind the tasks never skipped."""
@@ -102,7 +104,7 @@ def skip(task_id: TaskId, body: AnswerIn, who: Annotate, service: ServiceDep) ->
 @router.post(
     "/api/v1/tasks/{task_id}/release",
     response_model=TaskOut,
-    responses=errors(404, 409, 422, 503),
+    responses=errors(404, 409, 413, 422),
 )
 def release(task_id: TaskId, body: AnswerIn, who: Annotate, service: ServiceDep) -> dict[str, Any]:
     """Give the task's lease back: it is free for the next expert at once."""
@@ -112,7 +114,7 @@ def release(task_id: TaskId, body: AnswerIn, who: Annotate, service: ServiceDep)
 @router.post(
     "/api/v1/tasks/{task_id}/cannot-tell",
     response_model=TaskOut,
-    responses=errors(404, 409, 422, 503),
+    responses=errors(404, 409, 413, 422),
 )
 def cannot_tell(
     task_id: TaskId, body: AnswerIn, who: Annotate, service: ServiceDep
@@ -122,7 +124,7 @@ def cannot_tell(
 
 
 @router.post(
-    "/api/v1/tasks/{task_id}/undo", response_model=TaskOut, responses=errors(404, 409, 422)
+    "/api/v1/tasks/{task_id}/undo", response_model=TaskOut, responses=errors(404, 409, 413, 422)
 )
 def undo(task_id: TaskId, body: AnswerIn, who: Annotate, service: ServiceDep) -> dict[str, Any]:
     """Withdraw your label within the undo window: the task is open again, leased to you."""
