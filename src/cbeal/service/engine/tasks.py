@@ -17,96 +17,31 @@ What each answer does (also in the README):
 * **an expired task** (``task_ttl_seconds``) — closed as if cancelled, and its label is
   given back to the budget.
 
-Leases mean something: while a task is leased, only its holder may label, skip, say
-"cannot tell" or release it, and only who labelled a task may undo the label; anyone
-else gets :class:`Conflict` (a 409). After a lease runs out, its holder may still answer
-unless someone else leased the task meanwhile. An admin may override a lease; the
-override is recorded in the stream's event log (an ``override`` event, which a replay
-passes over) and in the log ``cbeal.audit``. A lease lasts at most ``max_lease_seconds``
-and a token holds at most ``max_open_leases`` at a time. Every change is one conditional
-update: of two answers racing for a task, the loser changes nothing and gets a 409.
+Leases mean something (the rules are :mod:`~cbeal.service.engine.holds`): only a task's
+holder answers it, only who labelled undoes, an admin's override is recorded. A lease
+lasts at most ``max_lease_seconds`` and a token holds at most ``max_open_leases`` at a
+time. Every change is one conditional update: of two answers racing for a task, the loser
+changes nothing and gets a 409.
 """
 
 from __future__ import annotations
 
-import logging
-from dataclasses import dataclass
 from typing import Any
 
 from cbeal.service.engine.explain import asked_by, explain, question
-from cbeal.service.engine.streams import NotFound, Streams
-from cbeal.service.store import events
-from cbeal.service.store import streams as stream_rows
+from cbeal.service.engine.holds import Actor, Conflict, TaskBase, Unchanged
+from cbeal.service.engine.streams import NotFound
 from cbeal.service.store import tasks as rows
 from cbeal.service.store.events import now
 from cbeal.service.store.tasks import Holder
 
 __all__ = ["Actor", "Conflict", "TaskOps"]
 
-audit = logging.getLogger("cbeal.audit")
 
-
-class Conflict(RuntimeError):
-    """The request contradicts the task's state (already labelled, already learned, …)."""
-
-
-class _Lost(Exception):
-    """A conditional update changed nothing: the task's state or holder changed."""
-
-
-@dataclass(frozen=True)
-class Actor:
-    """Who answers a task: the token's `name` (recorded with the answer), the `key` its
-    leases are held under, whether it is an `admin` (who may override another's lease),
-    and the `group` of lease keys it also answers for (Label Studio's webhook answers for
-    every Label Studio lease).
-
-    >>> Actor("alice", "alice#3").holds("alice#3"), Actor("ls", "ls#4").holds("alice#3")
-    (True, False)
-    """
-
-    name: str
-    key: str
-    admin: bool = False
-    group: str | None = None
-
-    def holds(self, owner: str | None) -> bool:
-        return owner is not None and (
-            owner == self.key or (self.group is not None and owner.startswith(self.group))
-        )
-
-    @property
-    def holder(self) -> Holder:
-        return Holder(self.key, self.group)
-
-
-class TaskOps:
+class TaskOps(TaskBase):
     """Task operations of one service process."""
 
-    def __init__(
-        self,
-        streams: Streams,
-        *,
-        undo_seconds: float,
-        lease_seconds: float,
-        max_lease_seconds: float = 7 * 86400,
-        max_open_leases: int = 1000,
-    ) -> None:
-        self.streams = streams
-        self.undo_seconds = undo_seconds
-        self.lease_seconds = lease_seconds
-        self.max_lease_seconds = max_lease_seconds
-        self.max_open_leases = max_open_leases
-        self.after_learning: Any = None  # called with (name, runtime) after a label is learned
-
     # ------------------------------------------------------------------ reading
-    def _task(self, task_id: int) -> Any:
-        with self.streams.engine.connect() as conn:
-            row = rows.task_row(conn, task_id)
-        if row is None:
-            raise NotFound(f"no task {task_id}")
-        return row
-
     def view(self, task_id: int) -> dict[str, Any]:
         """A task as the API shows it: the sample, its decision and the answer so far."""
         with self.streams.engine.connect() as conn:
@@ -267,79 +202,6 @@ class TaskOps:
         self._close(task, "cannot_tell", refund=False, request_id=request_id, actor=actor)
         return self.view(task_id)
 
-    # ------------------------------------------------------------------ who may
-    def _overrides(self, task: Any, actor: Actor | None, t: float) -> bool:
-        """True when `actor` acts on a task someone else holds (allowed to an admin only;
-        Conflict for anyone else)."""
-        if actor is None or task.lease_owner is None or actor.holds(task.lease_owner):
-            return False
-        if task.status == "open" and (task.lease_until is None or task.lease_until <= t):
-            return False  # the lease ran out and nobody took the task since
-        if not actor.admin:
-            raise self._held_elsewhere(task, "answer")
-        return True
-
-    def _held_elsewhere(self, task: Any, doing: str) -> Conflict:
-        if task.status == "open" and task.lease_until is not None:
-            left = max(0.0, task.lease_until - now())
-            return Conflict(
-                f"task {task.id} is leased to someone else for another {left:.0f} s; only "
-                f"the holder (or an admin) may {doing} it: take the next task with "
-                "GET /api/v1/streams/{name}/tasks/next"
-            )
-        if task.status == "labelled":
-            return Conflict(
-                f"task {task.id} was labelled by someone else ({task.labelled_by}); only "
-                "they (or an admin) may undo that label"
-            )
-        return Conflict(f"task {task.id} is held by someone else; only they (or an admin) may")
-
-    def _refusal(self, task_id: int, doing: str) -> Conflict:
-        """Why a conditional update changed nothing, from the task's state now."""
-        task = self._task(task_id)
-        if task.status != "open":
-            return Conflict(f"task {task_id} is {task.status} now: the {doing} changed nothing")
-        return self._held_elsewhere(task, doing)
-
-    def _change(self, task: Any, actor: Actor, action: str, write: Any) -> bool:
-        """Run `write(conn, holder, t)` in one transaction: conditional on `actor` holding
-        the task or the task being free, or, for an admin overriding another's lease,
-        unconditional and recorded. False when the update changed nothing."""
-        t = now()
-        if not self._overrides(task, actor, t):
-            with self.streams.engine.begin() as conn:
-                return bool(write(conn, actor.holder, t))
-        name = self._stream_name(task.stream_id)
-        runtime = self.streams.get(name)
-        with runtime.lock:
-            try:
-                with self.streams.engine.begin() as conn:
-                    if not write(conn, None, t):
-                        raise _Lost
-                    seq = self._append(conn, runtime, [self._override(task, actor, action)])
-            except _Lost:
-                return False
-            runtime.seq = seq  # nothing in memory changed: a failure needs no reload
-        return True
-
-    def _override(self, task: Any, actor: Actor, action: str) -> tuple[str, dict[str, Any]]:
-        """The audit record of an admin acting on a task someone else holds."""
-        record = {
-            "task_id": task.id,
-            "action": action,
-            "by": actor.name,
-            "holder": task.lease_owner,
-            "lease_until": task.lease_until,
-        }
-        audit.warning(
-            "admin %s overrode %s's hold on task %s (%s)",
-            actor.name,
-            task.lease_owner,
-            task.id,
-            action,
-        )
-        return ("override", record)
-
     # ------------------------------------------------------------------ to the model
     def learn_due(self, task_id: int | None = None) -> int:
         """Teach the model the labels whose undo window has passed (or task `task_id`)."""
@@ -373,13 +235,13 @@ class TaskOps:
                     # first the task (it stays locked to the commit): an undo that won the
                     # race leaves it unchanged, and the model untouched
                     if not rows.mark_learned(conn, task_id, reward, correct, now()):
-                        raise _Lost
+                        raise Unchanged
                     changed = True
                     if runtime.learn(fresh.decision_id, fresh.label):
                         runtime.start()
                         todo.append(("start", {}))
                     seq = self._append(conn, runtime, todo)
-            except _Lost:
+            except Unchanged:
                 return 0
             except BaseException:
                 if changed:
@@ -389,16 +251,6 @@ class TaskOps:
             if self.after_learning is not None:
                 self.after_learning(name, runtime)
         return 1
-
-    def _append(self, conn: Any, runtime: Any, todo: list[tuple[str, dict[str, Any]]]) -> int:
-        return events.append_events(
-            conn,
-            runtime.stream_id,
-            self.streams.owner,
-            runtime.seq,
-            todo,
-            self.streams.lease_seconds,
-        )
 
     def _close(
         self,
@@ -423,14 +275,14 @@ class TaskOps:
                 with self.streams.engine.begin() as conn:
                     # first the task (it stays locked to the commit), then the model
                     if not rows.close_task(conn, task.id, status, request_id, by, t, holder):
-                        raise _Lost
+                        raise Unchanged
                     todo = [self._override(task, actor, status)] if override and actor else []
                     changed = True
                     runtime.cancel(task.decision_id, refund)
                     event = {"task_id": task.id, "decision_id": task.decision_id, "refund": refund}
                     todo.append(("cancel", event))
                     seq = self._append(conn, runtime, todo)
-            except _Lost:
+            except Unchanged:
                 raise self._refusal(task.id, "close") from None
             except BaseException:
                 if changed:
@@ -454,13 +306,3 @@ class TaskOps:
                     continue  # answered meanwhile
                 n += 1
         return n
-
-    def _stream_name(self, stream_id: int) -> str:
-        for name, rt in self.streams.owned().items():
-            if rt.stream_id == stream_id:
-                return name
-        with self.streams.engine.connect() as conn:
-            found = stream_rows.stream_name(conn, stream_id)
-        if found is None:
-            raise NotFound(f"no stream {stream_id}")
-        return found
