@@ -659,16 +659,21 @@ class StreamLearner(Params):
             return save_model(self, path)
 
     @classmethod
-    def load(cls: type[M], path: Any, *, trusted: Sequence[Any] = ()) -> M:
+    def load(cls: type[M], path: Any, *, trusted: Sequence[Any] = (), limits: Any = None) -> M:
         """Read a model written by :meth:`save`; it continues exactly where it stopped.
 
         `trusted` lists further classes the file may contain (your own agents or
         estimators); anything else that is not cbeal's, numpy's or scikit-learn's is
-        refused with a :class:`~cbeal.ModelFileError`.
+        refused with a :class:`~cbeal.ModelFileError`. `limits` bounds what the file may
+        cost to load (a :class:`cbeal.modelfile.Limits`; None: the defaults, 1 GiB in
+        total, compression ratios up to 300, nesting 100 deep, arrays up to 512 MiB):
+        anything beyond is refused before it is inflated or allocated, with an error that
+        names the limit to raise, e.g. ``limits=Limits(max_bytes=4 * 2**30)``. Every
+        failure to load, whatever its cause, is a :class:`~cbeal.ModelFileError`.
         """
         from cbeal.modelfile import load_model
 
-        return load_model(path, cls, trusted=trusted)
+        return load_model(path, cls, trusted=trusted, limits=limits)
 
     def to_bytes(self) -> bytes:
         """The model file's content as bytes (e.g. for a database); see :meth:`save`."""
@@ -678,8 +683,10 @@ class StreamLearner(Params):
             return dumps_model(self)
 
     @classmethod
-    def from_bytes(cls: type[M], data: bytes, *, trusted: Sequence[Any] = ()) -> M:
+    def from_bytes(
+        cls: type[M], data: bytes, *, trusted: Sequence[Any] = (), limits: Any = None
+    ) -> M:
         """The model :meth:`to_bytes` wrote; see :meth:`load`."""
         from cbeal.modelfile import loads_model
 
-        return loads_model(data, cls, trusted=trusted)
+        return loads_model(data, cls, trusted=trusted, limits=limits)
