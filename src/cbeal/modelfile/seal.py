@@ -32,7 +32,7 @@ def unseal(data: bytes, name: str) -> bool:
     tail = data[-len(PLACEHOLDER) :]
     if not tail.startswith(_TAG):
         return False
-    body = data[: -len(PLACEHOLDER)]
+    body = memoryview(data)[: -len(PLACEHOLDER)]  # not a copy
     if tail[len(_TAG) :] != hashlib.sha256(body).hexdigest().encode():
         raise ModelFileError(
             f"{name} is corrupt: its content does not match its SHA-256 checksum (a changed, "
