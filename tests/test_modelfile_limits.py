@@ -265,32 +265,45 @@ def corrupt(data: bytes, rng: np.random.Generator) -> bytes:
     return bytes(buf) if bytes(buf) != data else data[:-1]
 
 
+def outcomes(files: Any) -> dict[str, int]:
+    """How loading each file ended: ``loaded``, or the ModelFileError's underlying cause;
+    any other exception escapes (and fails the test)."""
+    out: dict[str, int] = {}
+    for data in files:
+        try:
+            CbeAL.from_bytes(data)
+            key = "loaded"
+        except ModelFileError as exc:
+            text = str(exc)
+            key = "seal" if "SHA-256" in text else text.split("(corrupt or truncated: ")[-1][:24]
+        out[key] = out.get(key, 0) + 1
+    return out
+
+
 def test_a_hundred_random_corruptions_are_refused(good: bytes) -> None:
     rng = np.random.default_rng(2126)
-    kinds: dict[str, int] = {}
-    for _ in range(100):
-        with pytest.raises(ModelFileError) as info:
-            CbeAL.from_bytes(corrupt(good, rng))
-        key = str(info.value).split(":")[0]
-        kinds[key] = kinds.get(key, 0) + 1
-    assert sum(kinds.values()) == 100
+    corrupted = [corrupt(good, rng) for _ in range(100)]
+    tally = outcomes(corrupted)
+    assert "loaded" not in tally, tally
+    # a file written before seals existed (no zip comment): no check of the whole, and
+    # zlib, zipfile, JSON and numpy errors surface, each as a ModelFileError, or it loads
+    legacy = good[: -len(PLACEHOLDER) - 2] + b"\0\0"
+    assert type(CbeAL.from_bytes(legacy)) is CbeAL
+    rng = np.random.default_rng(2126)
+    tally = outcomes(corrupt(legacy, rng) for _ in range(100))
+    assert sum(n for k, n in tally.items() if k != "loaded") >= 90, tally
+    print(tally)
 
 
 def test_corrupt_parts_behind_a_valid_seal_never_escape(good: bytes) -> None:
-    """Corruption inside the parts, resealed (or a file written before seals): whatever
-    fails is a ModelFileError."""
+    """Corruption inside the parts, resealed: whatever fails is a ModelFileError."""
     rng = np.random.default_rng(2127)
     members = parts(good)
-    outcomes: dict[str, int] = {}
+    files = []
     for _ in range(100):
         name = ["cbeal.json", "arrays.npz", "blobs/b0.skops"][int(rng.integers(3))]
-        data = zip_of([(n, deflated(corrupt(v, rng) if n == name else v))
-                       for n, v in members.items()])  # fmt: skip
-        try:
-            CbeAL.from_bytes(data)
-            outcome = "loaded"
-        except ModelFileError:
-            outcome = "ModelFileError"
-        outcomes[outcome] = outcomes.get(outcome, 0) + 1
-    assert outcomes.get("ModelFileError", 0) > 0, outcomes  # and nothing else escaped
-    print(outcomes)
+        files.append(zip_of([(n, deflated(corrupt(v, rng) if n == name else v))
+                             for n, v in members.items()]))  # fmt: skip
+    tally = outcomes(files)
+    assert sum(n for k, n in tally.items() if k != "loaded") > 0, tally
+    print(tally)

@@ -15,7 +15,7 @@ from typing import Any
 
 from cbeal.core.exceptions import ModelFileError, ParameterError
 
-__all__ = ["Limits", "Meter", "as_limits", "check_depth", "check_seedseq", "refused"]
+__all__ = ["Limits", "Meter", "as_limits", "check_depth", "check_seedseq", "fmt_size", "refused"]
 
 _MIB = 1 << 20
 #: parts at most this big may have any compression ratio (they cannot cost much)
@@ -96,8 +96,11 @@ def as_limits(limits: Any) -> Limits:
     )
 
 
-def _mib(n: float) -> str:
-    return f"{n / _MIB:,.1f} MiB"
+def fmt_size(n: float) -> str:
+    """`n` bytes for a message: ``'712 bytes'``, ``'2.1 kB'``, ``'1,024.0 MiB'``."""
+    if n < 1000:
+        return f"{n:,.0f} bytes"
+    return f"{n / 1000:,.1f} kB" if n < _MIB else f"{n / _MIB:,.1f} MiB"
 
 
 class Meter:
@@ -115,7 +118,7 @@ class Meter:
         if n > self.left:
             spent = self.limits.max_bytes - self.left
             raise self.refuse(
-                f"{what} would take {_mib(n)} after {_mib(spent)} already read, more than "
+                f"{what} would take {fmt_size(n)} after {fmt_size(spent)} already read, more than "
                 "the model file may inflate to",
                 "max_bytes",
             )
@@ -124,11 +127,11 @@ class Meter:
     def part(self, size: int, compressed: int, what: str, cap: str | None = None) -> None:
         """Check a part's declared size (against `cap` too) and ratio, then spend it."""
         if cap is not None and size > getattr(self.limits, cap):
-            raise self.refuse(f"{what} declares {_mib(size)}", cap)
+            raise self.refuse(f"{what} declares {fmt_size(size)}", cap)
         ratio = size / max(compressed, 1)
         if size > RATIO_FREE_BYTES and ratio > self.limits.max_ratio:
             raise self.refuse(
-                f"{what} inflates {ratio:,.0f}-fold ({_mib(compressed)} to {_mib(size)}), "
+                f"{what} inflates {ratio:,.0f}-fold ({fmt_size(compressed)} to {fmt_size(size)}), "
                 "like a decompression bomb",
                 "max_ratio",
             )

@@ -17,7 +17,7 @@ from typing import IO, Any
 import numpy as np
 
 from cbeal.core.exceptions import ModelFileError
-from cbeal.modelfile.limits import Limits, Meter, refused
+from cbeal.modelfile.limits import Limits, Meter, fmt_size, refused
 
 __all__ = ["check_skops", "open_zip", "read_npz", "read_part"]
 
@@ -66,7 +66,7 @@ def _npy_header(
     if max(count, nbytes) > limits.max_array_bytes:
         raise refused(
             limits,
-            f"{what} declares shape {shape} of {dtype} ({nbytes / 2**20:,.1f} MiB)",
+            f"{what} declares shape {shape} of {dtype} ({fmt_size(nbytes)})",
             "max_array_bytes",
         )
     if nbytes != info.file_size - fh.tell():
