@@ -144,7 +144,7 @@ def main(minutes: float = 4.0) -> None:
                 break
         page.screenshot(path=str(docs / "label-page.png"), full_page=True)
         page.goto(f"{server.url}/ui/dashboard.html?stream=press-3")
-        page.wait_for_selector("#c-weights svg path")
+        page.wait_for_selector("#c-weights svg path", state="attached")  # flat under fixed weights
         page.wait_for_timeout(500)
         page.screenshot(path=str(docs / "dashboard.png"), full_page=True)
         browser.close()
