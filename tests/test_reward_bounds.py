@@ -125,3 +125,20 @@ def test_a_label_whose_update_fails_stays_pending(stream: SimulatedStream) -> No
     model.learn_one(None, stream.y_stream[i], decision=d.id)  # the retry delivers it
     assert not model.pending and model.n_labels_ == 1
     assert len(model.labelled_pool[1]) == len(stream.y0) + 1
+
+
+def test_rewards_set_on_a_fitted_model_are_checked_where_used(stream: SimulatedStream) -> None:
+    model = CbeAL.from_preset(
+        "CBEAL-6", estimator=LogisticRegression(), budget=10, random_state=0
+    ).fit(stream.X0, stream.y0)
+    i, d = next((i, d) for i, x in enumerate(stream.X_stream) if (d := model.query_one(x)).acquire)
+    model.set_params(reward=1e308, penalty=-1e308)  # live parameters, read at every label
+    with pytest.raises(ParameterError, match=r"\(0, 100\]"):
+        model.reward_of(d, stream.y_stream[i])
+    with pytest.raises(ParameterError, match=r"\(0, 100\]"):
+        model.learn_one(None, stream.y_stream[i], decision=d)
+    assert [p.id for p in model.pending] == [d.id]
+    model.set_params(reward=2.0, penalty=-1.0)
+    assert model.reward_of(d, stream.y_stream[i]) in (2.0, -1.0)
+    model.learn_one(None, stream.y_stream[i], decision=d)
+    assert model.n_labels_ == 1

@@ -375,9 +375,10 @@ class StreamLearner(Params):
     def reward_of(self, decision: Decision, y: Any) -> float:
         """The reward label `y` earns `decision`: ρ+ if the recorded prediction was wrong."""
         self._check_fitted()
+        reward, penalty = self._rewards()
         yi = label_index(self.classes_, y)
         wrong = yi != label_index(self.classes_, decision.y_pred)
-        return float(self.reward) if wrong else float(self.penalty)
+        return reward if wrong else penalty
 
     def _resolve(self, decision: Any) -> int:
         """The stream position of a pending decision given as object, dict or id."""
