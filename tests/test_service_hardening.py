@@ -170,6 +170,39 @@ def test_creating_a_stream_that_another_process_just_created_is_a_409(
         assert b.get("/api/v1/streams", headers=auth).json()["streams"] == ["line1"]
 
 
+def test_two_processes_creating_one_stream_at_once_get_201_and_409(db: str) -> None:
+    """The audit's race for real: two services on one database, two threads released
+    together, five streams; each stream is created once, the other request gets 409."""
+    import threading
+
+    s = line(seed=1)
+    first, second = app_of(db), app_of(db)
+    token = create_token(first.state.service.engine, role="admin", name="me")
+    auth = {"Authorization": f"Bearer {token}"}
+    with TestClient(first) as a, TestClient(second) as b:
+        for k in range(5):
+            start = threading.Barrier(2)
+            got: list[int] = []
+
+            def create(c: TestClient, start: Any = start, got: Any = got, k: int = k) -> None:
+                start.wait()
+                got.append(
+                    c.post(
+                        "/api/v1/streams", json=stream_config(s, name=f"l{k}"), headers=auth
+                    ).status_code
+                )
+
+            threads = [threading.Thread(target=create, args=(c,)) for c in (a, b)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            assert sorted(got) == [201, 409], (k, got)
+        assert a.get("/api/v1/streams", headers=auth).json()["streams"] == [
+            f"l{k}" for k in range(5)
+        ]
+
+
 def test_an_unexpected_error_is_a_json_500_with_an_error_id_in_the_log(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
