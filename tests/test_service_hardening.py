@@ -223,6 +223,16 @@ def test_an_unexpected_error_is_a_json_500_with_an_error_id_in_the_log(
         assert "a bug" in caplog.text and "Traceback" in caplog.text
         monkeypatch.undo()
         assert c.get("/api/v1/streams").status_code == 200  # the service goes on
+        # a library error no request can cause (a stored model that does not load) is the
+        # service's fault too: a 500, not the 422 of a refused input
+        from cbeal.core.exceptions import ModelFileError
+
+        def unreadable() -> list[str]:
+            raise ModelFileError("the checkpoint's seal does not match")
+
+        monkeypatch.setattr(app.state.service.streams, "names", unreadable)
+        r = c.get("/api/v1/streams")
+        assert r.status_code == 500 and r.json()["error_id"]
 
 
 # ---------------------------------------------------------------------- strict parsing

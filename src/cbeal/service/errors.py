@@ -18,9 +18,10 @@ from typing import Any
 
 import orjson
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
 from cbeal.core import CbealError
+from cbeal.core.exceptions import DecisionError, ModelFileError, NotFittedError
 from cbeal.service.engine.streams import NotFound, StreamBusy
 from cbeal.service.engine.tasks import Conflict
 from cbeal.service.store.db import Outage, outage
@@ -73,6 +74,14 @@ def _failure(exc: BaseException, method: str, path: str) -> tuple[int, dict[str,
     return 500, {}, orjson.dumps(body)
 
 
+async def _internal(request: Request, exc: Exception) -> Response:
+    """A library error that no request can cause (a stored model that does not load, a
+    decision the model does not know): the service's fault, a 500 with an error id, not
+    the 422 other library errors get."""
+    status, headers, body = _failure(exc, request.method, request.url.path)
+    return Response(body, status_code=status, headers=headers, media_type="application/json")
+
+
 class CatchAll:
     """ASGI middleware: any exception the routes let escape becomes a JSON reply (a 503
     for an outage, else a 500 with an ``error_id`` logged with its traceback) instead of
@@ -113,6 +122,8 @@ def add_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(FileExistsError, _reply(409))
     app.add_exception_handler(ValueError, _reply(422))
     app.add_exception_handler(CbealError, _reply(422))
+    for internal in (ModelFileError, NotFittedError, DecisionError):
+        app.add_exception_handler(internal, _internal)
     app.add_exception_handler(LeaseLost, _reply(503, {"Retry-After": "1"}))
     app.add_exception_handler(StreamBusy, _busy)
     app.add_middleware(CatchAll)
