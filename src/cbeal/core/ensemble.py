@@ -115,7 +115,7 @@ class AgentEnsemble(Policy):
     def propose(self, ctx: Context) -> Proposal:
         advice = np.empty(len(self.agents_))
         for idx, group in self._groups:
-            advice[idx] = group.advise(ctx.x)
+            group.advise_into(ctx.x, advice, idx)
         for i, agent in self._solo:
             advice[i] = agent.advise_one(ctx)
         p = self.solver_.distribution(advice)

@@ -12,12 +12,19 @@ matrix row instead of from scratch.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from cbeal.core.exceptions import ParameterError
 
-__all__ = ["METRICS", "DistanceWindow", "RingBuffer", "pairwise_to"]
+__all__ = ["KERNELS", "METRICS", "DistanceWindow", "RingBuffer", "pairwise_to"]
+
+#: Compiled implementations of the window agents' arithmetic by name (``"agent"``,
+#: ``"group"``), registered by :mod:`cbeal.kernels` when numba is installed; empty means
+#: numpy. The core never imports them: it looks them up here at every call, and they give
+#: the same advice bit for bit (the numpy code stays the reference, tested for equality).
+KERNELS: dict[str, Callable[..., Any]] = {}
 
 
 def _euclidean(points: np.ndarray, x: np.ndarray) -> np.ndarray:

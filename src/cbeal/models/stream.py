@@ -48,6 +48,7 @@ from cbeal.core.validation import (
     check_seed,
     label_index,
 )
+from cbeal.kernels import enable as enable_kernels
 from cbeal.learners.adapter import LearnerAdapter, check_estimator_has_proba
 from cbeal.learners.conventions import NotFittedError, classifier_tags, column_or_1d
 from cbeal.models.inputs import Inputs
@@ -103,6 +104,10 @@ class StreamLearner(Params):
         state.pop("_lock", None)  # a lock cannot be copied; each copy makes its own
         return state
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        enable_kernels()
+
     # ------------------------------------------------------------------ set-up
     def fit(self: M, X0: Any, y0: Any) -> M:
         """Start a stream from the initial labelled set ``D0 = (X0, y0)``; returns self.
@@ -110,6 +115,7 @@ class StreamLearner(Params):
         Resets everything: the learner is trained on ``D0``, the agents' windows start with
         ``X0`` (most recent last), the budget is full and no decision is pending.
         """
+        enable_kernels()  # the compiled kernels, if numba is installed (same decisions)
         with self._mutex:
             self._check_params()
             check_estimator_has_proba(self.estimator)
@@ -668,6 +674,7 @@ class StreamLearner(Params):
         """
         from cbeal.modelfile import load_model
 
+        enable_kernels()
         return load_model(path, cls, trusted=trusted)
 
     def to_bytes(self) -> bytes:
@@ -682,4 +689,5 @@ class StreamLearner(Params):
         """The model :meth:`to_bytes` wrote; see :meth:`load`."""
         from cbeal.modelfile import loads_model
 
+        enable_kernels()
         return loads_model(data, cls, trusted=trusted)
