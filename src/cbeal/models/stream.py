@@ -281,7 +281,7 @@ class StreamLearner(Params):
         else:
             acquire, p, reason = False, 0.0, budget.reason
         self.t_ = seen
-        d = Decision(
+        d = Decision._of(  # every field, in order
             id=f"{self.model_token_}-{t}",
             t=t,
             acquire=acquire,
