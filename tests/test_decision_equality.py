@@ -18,7 +18,7 @@ import pytest
 from sklearn.linear_model import LogisticRegression
 
 from cbeal import CbeAL, SingleAgentLearner, kernels, make_stream
-from cbeal.core import LowDensityAgent, ScoreFusion, SpaceFillingAgent
+from cbeal.core import Exp4P, LowDensityAgent, ScoreFusion, SpaceFillingAgent
 from cbeal.models.fusion_presets import fusion_pool
 
 pytest.importorskip("numba")
@@ -46,6 +46,23 @@ CASES: dict[str, tuple[Any, dict[str, Any]]] = {
     "CBEAL-4* in 2 features": (lambda: _paper("CBEAL-4*"), {"p": 2}),
     "CBEAL-2 (one LD: no group)": (lambda: _paper("CBEAL-2"), {}),
     "CBEAL-5F": (lambda: CbeAL.from_preset(estimator=LogisticRegression(), budget=0.1), {}),
+    "CBEAL-4U (no chart, step 0.2)": (
+        lambda: CbeAL.from_preset("CBEAL-4U", estimator=LogisticRegression(), budget=0.1),
+        {},
+    ),
+    "CBEAL-4 under a chart that flips all, no reset": (
+        lambda: _paper("CBEAL-4").set_params(
+            solver=Exp4P(
+                limits="shewhart",
+                flip_scope="all",
+                reset_after_flip=False,
+                h=0.5,
+                gamma=0.0,
+                eta=0.2,
+            )
+        ),
+        {},
+    ),
     "fusion of LDS, SPF1, LD1 and RAL1": (lambda: _fused(("LDS", "SPF1", "LD1", "RAL1")), {}),
     "paper's listing (exact_window=False), manhattan": (
         lambda: CbeAL.from_agents(
@@ -89,9 +106,10 @@ def _run(kernel: str, name: str) -> tuple[list[tuple[Any, ...]], Any]:
         d = model.query_one(x, proba=proba)
         if d.acquire:
             model.learn_one(None, s.y_stream[i], decision=d)
-        trail.append(
-            (d.acquire, d.p_acquire, d.advice.tobytes(), d.weights.tobytes(), d.score, d.threshold)
-        )
+        step = model.flush()  # the chart's step (None for score fusion)
+        flips = None if step is None else step.flipped.tobytes()
+        advice, weights = d.advice.tobytes(), d.weights.tobytes()
+        trail.append((d.acquire, d.p_acquire, advice, weights, d.score, d.threshold, flips))
     return trail, model
 
 
@@ -123,6 +141,8 @@ def test_numba_decides_as_numpy_bit_for_bit(decision_streams, name: str) -> None
     first = next((i for i, (a, b) in pairs if a != b), None)
     assert first is None, f"decision {first} differs: {reference[first]} vs {compiled[first]}"
     assert _window_state(model_np) == _window_state(model_nb)
+    if "flips" in name:  # the chart did flip weights
+        assert sum(f is not None and any(f) for *_, f in reference) >= 10
 
 
 def test_query_many_decides_as_query_one() -> None:
@@ -161,3 +181,28 @@ def test_without_numba_the_numpy_path_decides() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     n, available, active = out.stdout.split()
     assert int(n) > 0 and available == "False" and active == "numpy"
+
+
+def test_a_model_saved_under_one_kernel_continues_under_the_other() -> None:
+    before = kernels.active()
+    try:
+        s, X, P = _stream()
+        half = N // 2
+        reference = []
+        for switch in (False, True):
+            kernels.use("numba" if switch else "numpy")
+            model = _paper("CBEAL-6").set_params(random_state=0).fit(s.X0, s.y0)
+            trail = []
+            for i, (x, proba) in enumerate(zip(X, P, strict=True)):
+                if switch and i == half:  # the arrays of the compiled state go to the file
+                    kernels.use("numpy")
+                    model = CbeAL.from_bytes(model.to_bytes())
+                d = model.query_one(x, proba=proba)
+                if d.acquire:
+                    model.learn_one(None, s.y_stream[i], decision=d)
+                trail.append((d.acquire, d.p_acquire, d.weights.tobytes()))
+            if not switch:
+                reference = trail
+        assert trail == reference
+    finally:
+        kernels.use(before)

@@ -54,10 +54,14 @@ def use(name: str) -> str:
         _DONE[0] = True
         KERNELS.clear()
         if name == "numba" and available():
-            from cbeal.kernels import window
+            from cbeal.kernels import bandit, window
 
             KERNELS["agent"] = window.advise_agent
             KERNELS["group"] = window.advise_group
+            KERNELS["distribution"] = bandit.distribution
+            KERNELS["weights"] = bandit.weights
+            KERNELS["update_decision"] = bandit.update_decision
+            KERNELS["chart_step"] = bandit.chart_step
     return active()
 
 
