@@ -136,4 +136,6 @@ class EWMAChart:
             self.h, self.limits == "paper", self.flip_scope == "all", self.reset_after_flip,
             gamma_t,
         )  # fmt: skip
-        return ChartStep(weights_exp4p=ws, weights_after=after, flipped=flipped), alpha
+        step = object.__new__(ChartStep)  # the frozen dataclass's fields, at once
+        step.__dict__.update(weights_exp4p=ws, weights_after=after, flipped=flipped)
+        return step, alpha

@@ -27,9 +27,15 @@ __all__ = ["KERNELS", "METRICS", "DistanceWindow", "RingBuffer", "pairwise_to"]
 KERNELS: dict[str, Callable[..., Any]] = {}
 
 
+try:  # what np.einsum calls (optimize=False), without its Python wrapper: 1 µs less
+    from numpy._core.multiarray import c_einsum as _einsum
+except ImportError:  # pragma: no cover - numpy < 2
+    _einsum = np.einsum
+
+
 def _euclidean(points: np.ndarray, x: np.ndarray) -> np.ndarray:
     diff = points - x
-    return np.sqrt(np.einsum("ij,ij->i", diff, diff))
+    return np.sqrt(_einsum("ij,ij->i", diff, diff))
 
 
 def _manhattan(points: np.ndarray, x: np.ndarray) -> np.ndarray:
