@@ -33,10 +33,11 @@ OUT = Path(__file__).parent / "results" / "threads.md"
 CHILD = """
 import json, resource, time, warnings
 import numpy as np
-from cbeal import CbeAL, make_stream, simulate
+from cbeal import CbeAL, kernels, make_stream, simulate
 from cbeal.catalog import learner
 from threadpoolctl import threadpool_info
 warnings.simplefilter("ignore")
+kernels.enable()  # import numba (if installed) before the timing
 s = make_stream(n=1500, pc=0.1, random_state=0)
 pools = sorted({{p["num_threads"] for p in threadpool_info()}})
 t0, c0 = time.perf_counter(), time.process_time()

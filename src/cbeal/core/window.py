@@ -18,7 +18,7 @@ import numpy as np
 
 from cbeal.core.exceptions import ParameterError
 
-__all__ = ["KERNELS", "METRICS", "DistanceWindow", "RingBuffer", "pairwise_to"]
+__all__ = ["KERNELS", "METRICS", "DistanceWindow", "RingBuffer", "euclidean_into", "pairwise_to"]
 
 #: Compiled implementations of the window agents' arithmetic by name (``"agent"``,
 #: ``"group"``), registered by :mod:`cbeal.kernels` when numba is installed; empty means
@@ -36,6 +36,14 @@ except ImportError:  # pragma: no cover - numpy < 2
 def _euclidean(points: np.ndarray, x: np.ndarray) -> np.ndarray:
     diff = points - x
     return np.sqrt(_einsum("ij,ij->i", diff, diff))
+
+
+def euclidean_into(points: np.ndarray, x: np.ndarray, diff: np.ndarray, out: np.ndarray) -> None:
+    """:func:`_euclidean` into preallocated arrays (`diff` like `points`, `out` of its
+    length): the same operations, the same values, no allocation."""
+    np.subtract(points, x, out=diff)
+    _einsum("ij,ij->i", diff, diff, out=out)
+    np.sqrt(out, out=out)
 
 
 def _manhattan(points: np.ndarray, x: np.ndarray) -> np.ndarray:

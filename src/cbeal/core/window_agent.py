@@ -8,7 +8,7 @@ import numpy as np
 
 from cbeal.core.agent import Agent, Context
 from cbeal.core.exceptions import ParameterError
-from cbeal.core.window import KERNELS, METRICS, DistanceWindow, RingBuffer
+from cbeal.core.window import KERNELS, METRICS, DistanceWindow, RingBuffer, euclidean_into
 
 __all__ = ["WindowAgent", "WindowGroup", "kernel_spec"]
 
@@ -169,7 +169,7 @@ class WindowGroup:
 
     def _modelfile_state(self) -> dict[str, Any]:
         """What a model file keeps: everything but the compiled kernels' packed arguments."""
-        return {k: v for k, v in self.__dict__.items() if k != "_packed"}
+        return {k: v for k, v in self.__dict__.items() if k not in ("_packed", "_scratch")}
 
     def _pack(self, where: Any) -> tuple[Any, ...] | None:
         """The compiled group kernel's arguments that stay the same from sample to sample
@@ -213,7 +213,18 @@ class WindowGroup:
             return
         kinds, params, state, fills, dists, stats, points, slot_maps, at = packed
         buf = self.buffer
-        d_all = METRICS[self.metric](buf.points[: buf.size], x)
+        if self.metric == "euclidean":
+            scratch = self.__dict__.get("_scratch")
+            if scratch is None or scratch[0].shape != buf.points.shape:
+                scratch = self.__dict__["_scratch"] = (
+                    np.empty_like(buf.points),
+                    np.empty(buf.capacity),
+                )
+            n = buf.size
+            d_all = scratch[1][:n]
+            euclidean_into(buf.points[:n], x, scratch[0][:n], d_all)
+        else:
+            d_all = METRICS[self.metric](buf.points[: buf.size], x)
         windows = [a.window_ for a in self.agents]
         for k, w in enumerate(windows):
             state[k, 0] = w.size
