@@ -206,3 +206,39 @@ def test_a_model_saved_under_one_kernel_continues_under_the_other() -> None:
         assert trail == reference
     finally:
         kernels.use(before)
+
+
+def test_the_hot_paths_compute_their_reference_formulas_exactly() -> None:
+    import math
+
+    from cbeal.baselines import EntropyAgent
+    from cbeal.core import Context, Decision, MinorityAgent, Proposal
+    from cbeal.core.pacer import _quantile
+
+    rng = np.random.default_rng(5)
+    probas = np.r_[rng.uniform(0, 1, size=2000), [0.0, 1.0, 1e-300, 0.5]]
+    ent = EntropyAgent(budget_fraction=0.1, discount0=1.0, gain=0.0).fit(np.zeros((1, 1)))
+    for a in probas:
+        p = np.array([a, 1.0 - a])
+        q = p[p > 0.0]
+        want = 0.0 if q.size < 2 else float(-(q * np.log(q)).sum() / math.log(2))
+        assert ent.advise_one(Context(np.zeros(1), p)) == min(1.0, max(0.0, want))
+    agent = MinorityAgent(prior=0.7).fit(np.zeros((5, 1)), y0=np.array([0, 0, 0, 1, 2]))
+    for _ in range(300):
+        p = rng.dirichlet(np.ones(3))
+        inverse = 1.0 / (agent.counts_[:3] + 0.7)
+        want = min(1.0, max(0.0, float(p @ (inverse / inverse.max()))))
+        assert agent.advise_one(Context(np.zeros(1), p)) == want
+        agent.label_one(np.zeros(1), int(rng.integers(3)))
+    for n in (2, 3, 50, 200):
+        v = rng.random(n)
+        for level in np.r_[rng.random(50), 0.0, 1.0]:
+            assert _quantile(v, float(level)) == np.quantile(v, float(level))
+    fields = dict(p_acquire=0.3, advice=np.ones(2), weights=np.full(2, 0.5), score=0.2)
+    assert vars(Proposal(**fields)) == {**fields, "threshold": None}
+    arrays = dict(advice=np.ones(2), weights=np.ones(2), proba=np.array([0.4, 0.6]))
+    d = Decision(id="a-0", t=0, acquire=True, p_acquire=0.5, agent_names=("A", "B"),
+                 agent_kinds=("x", "y"), y_pred=1, classes=(0, 1), certainty=0.6, budget_left=3,
+                 **arrays)  # fmt: skip
+    same = Decision._of(**vars(d))
+    assert vars(same) == vars(d) and not same.proba.flags.writeable
