@@ -13,6 +13,7 @@ from numba import njit
 __all__ = ["chart_step", "distribution", "update_decision", "weights"]
 
 _MAX_EXP = 700.0
+_FLOOR = 1e-300  # Exp4P's smallest weight
 
 
 @njit(cache=True, nogil=True)
@@ -45,7 +46,8 @@ def weights(alpha: np.ndarray) -> np.ndarray:
 
 @njit(cache=True, nogil=True)
 def update_decision(alpha: np.ndarray, advice: np.ndarray, p1: float, k: float) -> None:
-    """``Exp4P.update_decision`` with ``k = step · bonus``: alpha updated in place."""
+    """``Exp4P.update_decision`` with ``k = step · bonus``: alpha updated in place
+    (``Exp4P._multiply`` and ``Exp4P._keep_finite``)."""
     n = alpha.shape[0]
     p2 = 1.0 - p1
     e = np.empty(n)
@@ -54,23 +56,28 @@ def update_decision(alpha: np.ndarray, advice: np.ndarray, p1: float, k: float) 
         x = advice[i]
         e[i] = k * (x / p1 + (1.0 - x) / p2)
         inside = inside and -_MAX_EXP < e[i] < _MAX_EXP
+    done = False
     if inside:
+        grown = np.empty(n)
         for i in range(n):
-            alpha[i] = alpha[i] * math.exp(e[i])
-    else:
+            grown[i] = alpha[i] * math.exp(e[i])
+        total = _sum(grown)
+        if 0.0 < total < math.inf:  # else every weight under- or one overflowed
+            alpha[:] = grown
+            done = True
+    if not done:
         top = -math.inf
         for i in range(n):
             e[i] = min(max(e[i], -1e300), 1e300)
             top = max(top, e[i])
         for i in range(n):
             alpha[i] = alpha[i] * math.exp(max(e[i] - top, -_MAX_EXP))
-    # Exp4P._keep_finite
     total = _sum(alpha)
     if not 1e-100 <= total <= 1e100:
         for i in range(n):
             alpha[i] = alpha[i] / total
         total = 1.0
-    floor = total * 1e-250
+    floor = max(total * 1e-250, _FLOOR)
     low = alpha[0]
     for i in range(1, n):
         low = min(low, alpha[i])
