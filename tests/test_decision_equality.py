@@ -242,3 +242,31 @@ def test_the_hot_paths_compute_their_reference_formulas_exactly() -> None:
                  **arrays)  # fmt: skip
     same = Decision._of(**vars(d))
     assert vars(same) == vars(d) and not same.proba.flags.writeable
+
+
+@pytest.mark.parametrize("eta", [None, 0.2, 50.0, 1e6])
+def test_the_compiled_bandit_follows_exp4p_through_overflow_and_underflow(eta) -> None:
+    before = kernels.active()
+    try:
+        runs = []
+        for kernel in ("numpy", "numba"):
+            kernels.use(kernel)
+            rng = np.random.default_rng(11)
+            solver = Exp4P(eta=eta, horizon=500, limits="shewhart", h=0.3).start(5)
+            seen = []
+            for i in range(400):
+                if i % 40 == 0:  # weights at the edge, where exp(e) < e^700 still overflows
+                    solver.alpha_ = np.full(5, 1e99 if i % 80 else 1e-99)
+                advice = rng.choice([0.0, 1.0, 1e-9, 0.5], size=5)
+                p = float(rng.choice([0.5, 1e-12, 1.0 - 1e-12, 0.3, 0.003]))
+                seen.append(solver.distribution(advice))
+                solver.update_decision(advice, p)
+                if rng.random() < 0.3:
+                    solver.update_reward(advice, p, float(rng.choice([1.0, -0.5, 1e6])))
+                step = solver.chart_step()
+                seen += [solver.alpha_.tobytes(), solver.weights().tobytes()]
+                seen += [step.weights_after.tobytes(), step.flipped.tobytes()]
+            runs.append(seen)
+        assert runs[0] == runs[1]
+    finally:
+        kernels.use(before)
