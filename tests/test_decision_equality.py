@@ -8,6 +8,7 @@ fused score and threshold with ``==``, then the agents' whole window state at th
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -167,20 +168,31 @@ def test_query_many_decides_as_query_one() -> None:
         kernels.use(before)
 
 
+_LONG_STREAM = (
+    "from sklearn.linear_model import LogisticRegression\n"
+    "from cbeal import CbeAL, kernels, make_stream\n"
+    "s = make_stream(n=1500, random_state=0)\n"
+    "m = CbeAL.from_preset('CBEAL-6', estimator=LogisticRegression(), budget=20,"
+    " random_state=0, refit_every=None).fit(s.X0, s.y0)\n"
+    "seen = [kernels.active() for x in s.X_stream[: kernels.AFTER + 1] if m.query_one(x)]\n"
+    "print(seen[0], seen[kernels.AFTER - 1], seen[kernels.AFTER], kernels.available())\n"
+)
+
+
+def _long_stream(prefix: str = "") -> list[str]:
+    run = [sys.executable, "-c", prefix + _LONG_STREAM]
+    env = {k: v for k, v in os.environ.items() if k != kernels.ENV}
+    return subprocess.run(run, capture_output=True, text=True, check=True, env=env).stdout.split()
+
+
+def test_a_long_stream_switches_to_the_compiled_kernels() -> None:
+    # the first AFTER decisions with numpy (a short run never pays for importing numba)
+    assert _long_stream() == ["numpy", "numpy", "numba", "True"]
+
+
 def test_without_numba_the_numpy_path_decides() -> None:
-    code = (
-        "import sys; sys.modules['numba'] = None\n"  # as if the fast extra were not installed
-        "from sklearn.linear_model import LogisticRegression\n"
-        "from cbeal import CbeAL, kernels, make_stream\n"
-        "s = make_stream(n=200, random_state=0)\n"
-        "m = CbeAL.from_preset('CBEAL-6', estimator=LogisticRegression(), budget=20,"
-        " random_state=0).fit(s.X0, s.y0)\n"
-        "print(sum(m.query_one(x).acquire for x in s.X_stream), kernels.available(),"
-        " kernels.active())\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    n, available, active = out.stdout.split()
-    assert int(n) > 0 and available == "False" and active == "numpy"
+    blocked = "import sys; sys.modules['numba'] = None\n"  # as if the extra were missing
+    assert _long_stream(blocked) == ["numpy", "numpy", "numpy", "False"]
 
 
 def test_a_model_saved_under_one_kernel_continues_under_the_other() -> None:

@@ -6,8 +6,11 @@ arithmetic (the window agents' scores and window updates) in the core's table
 same bit for bit — the numpy code is the reference, and the tests compare both over long
 seeded streams — so a model decides the same with or without numba; only faster.
 
-Stream models call :func:`enable` when they start or are loaded. Without numba, or with
-the environment variable ``CBEAL_KERNELS=numpy``, nothing is registered and numpy runs.
+A stream model calls :func:`enable` once it has decided :data:`AFTER` samples (or is
+loaded past them): importing numba and loading the compiled code costs about 0.6 s of CPU
+once per process, which only a long stream pays back. Without numba, or with the
+environment variable ``CBEAL_KERNELS=numpy``, nothing is registered and numpy runs;
+:func:`use` switches at once.
 
 Examples
 --------
@@ -26,7 +29,10 @@ import threading
 from cbeal.core.exceptions import ParameterError
 from cbeal.core.window import KERNELS
 
-__all__ = ["ENV", "active", "available", "enable", "use"]
+__all__ = ["AFTER", "ENV", "active", "available", "enable", "use"]
+
+#: Decisions a stream model makes with numpy before it enables the compiled kernels.
+AFTER = 1000
 
 #: The environment variable that chooses the kernels: ``numba`` (the default when numba is
 #: installed) or ``numpy``.

@@ -49,6 +49,7 @@ from cbeal.core.validation import (
     check_seed,
     label_index,
 )
+from cbeal.kernels import AFTER as KERNELS_AFTER
 from cbeal.kernels import enable as enable_kernels
 from cbeal.learners.adapter import LearnerAdapter, check_estimator_has_proba
 from cbeal.learners.conventions import NotFittedError, classifier_tags, column_or_1d
@@ -107,7 +108,8 @@ class StreamLearner(Params):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
-        enable_kernels()
+        if self.__dict__.get("t_", 0) >= KERNELS_AFTER:
+            enable_kernels()
 
     # ------------------------------------------------------------------ set-up
     def fit(self: M, X0: Any, y0: Any) -> M:
@@ -116,7 +118,6 @@ class StreamLearner(Params):
         Resets everything: the learner is trained on ``D0``, the agents' windows start with
         ``X0`` (most recent last), the budget is full and no decision is pending.
         """
-        enable_kernels()  # the compiled kernels, if numba is installed (same decisions)
         with self._mutex:
             self._check_params()
             check_estimator_has_proba(self.estimator)
@@ -249,6 +250,8 @@ class StreamLearner(Params):
         return p
 
     def _decide(self, z: np.ndarray, proba: np.ndarray | None) -> Decision:
+        if self.t_ == KERNELS_AFTER:  # a long stream: compile (same decisions, faster)
+            enable_kernels()
         if self._step_open:
             self._close_step()
         learner = self._learner
@@ -678,8 +681,10 @@ class StreamLearner(Params):
         """
         from cbeal.modelfile import load_model
 
-        enable_kernels()
-        return load_model(path, cls, trusted=trusted, limits=limits)
+        model = load_model(path, cls, trusted=trusted, limits=limits)
+        if model.__dict__.get("t_", 0) >= KERNELS_AFTER:
+            enable_kernels()
+        return model
 
     def to_bytes(self) -> bytes:
         """The model file's content as bytes (e.g. for a database); see :meth:`save`."""
@@ -695,5 +700,7 @@ class StreamLearner(Params):
         """The model :meth:`to_bytes` wrote; see :meth:`load`."""
         from cbeal.modelfile import loads_model
 
-        enable_kernels()
-        return loads_model(data, cls, trusted=trusted, limits=limits)
+        model = loads_model(data, cls, trusted=trusted, limits=limits)
+        if model.__dict__.get("t_", 0) >= KERNELS_AFTER:
+            enable_kernels()
+        return model
