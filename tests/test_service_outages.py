@@ -1,7 +1,8 @@
 """Outages are 503, not 500 (issue 21, item 6, finding 7): database connections killed
-under load on PostgreSQL (``pg_terminate_backend``), a full disk on SQLite (its
-``max_page_count`` pragma: the database may not grow, exactly as on a full disk, SQLite
-answering SQLITE_FULL). Every reply is a success or a 503 with ``Retry-After`` and a JSON
+under load on PostgreSQL (``pg_terminate_backend``), a full disk on SQLite in two ways: its
+``max_page_count`` pragma (the database may not grow, SQLite answers SQLITE_FULL as on a
+full disk; runs everywhere) and a real 2 MB tmpfs filled by ingest (where the tests may
+mount one, as root here). Every reply is a success or a 503 with ``Retry-After`` and a JSON
 body; the project's client retries the 503s, and every sample ends up stored exactly
 once."""
 
@@ -107,6 +108,53 @@ def test_a_full_disk_answers_503_and_nothing_acknowledged_is_lost(
     export = c.get("/api/v1/streams/line1/export?format=csv").text.splitlines()
     ids = [row.split(",")[0] for row in export[1:]]
     assert len(ids) == len(set(ids)) == 600 + len(S.X0)
+
+
+def _mount_tmpfs(where: Path, size: str) -> bool:
+    import subprocess
+
+    where.mkdir(exist_ok=True)
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)],
+        capture_output=True,
+        check=False,
+    )
+    return done.returncode == 0
+
+
+def test_a_really_full_file_system_answers_503_and_nothing_is_lost(tmp_path: Path) -> None:
+    """The same on a real full disk: the database on a 2 MB tmpfs (where this machine lets
+    the tests mount one), filled by ingest, then grown."""
+    import subprocess
+
+    disk = tmp_path / "disk"
+    if not _mount_tmpfs(disk, "2m"):
+        pytest.skip("cannot mount a tmpfs here (needs root)")
+    try:
+        app = create_app(
+            Settings(db=f"sqlite:///{disk / 'full.db'}", open=True, undo_seconds=0, retrain="sync")
+        )
+        with TestClient(app) as c:
+            assert c.post("/api/v1/streams", json=stream_config(S)).status_code == 201
+            acked, refused = [], []
+            for k in range(29):
+                r = c.post("/api/v1/streams/line1/samples", json=batch(100 * k, 100))
+                if r.status_code == 200:
+                    acked.append(k)
+                else:
+                    check_503(r)
+                    refused.append(k)
+            print(f"\n{len(acked)} batches stored, {len(refused)} refused with 503 on a full disk")
+            assert refused and acked
+            subprocess.run(["mount", "-o", "remount,size=64m", str(disk)], check=True)
+            for k in refused:
+                r = c.post("/api/v1/streams/line1/samples", json=batch(100 * k, 100))
+                assert r.status_code == 200, r.text
+            export = c.get("/api/v1/streams/line1/export?format=csv").text.splitlines()
+            ids = [row.split(",")[0] for row in export[1:] if not row.startswith("initial-")]
+            assert len(ids) == len(set(ids)) == 2900
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], check=False)
 
 
 # ---------------------------------------------------------------------- the client
