@@ -183,7 +183,7 @@ def revoke_tokens(engine: Engine, name: str, *, by: str | None = None) -> list[i
     with engine.begin() as conn:
         done = rows.revoke_by_name(conn, name, by=by)
     if done:
-        log.warning(
+        log.info(
             "token %r (#%s) revoked by %s",
             name, ", #".join(map(str, done)), by or "the command line",
         )  # fmt: skip
