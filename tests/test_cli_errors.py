@@ -98,7 +98,12 @@ def test_serve_on_a_port_in_use(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "command",
-    [["serve"], ["token", "create", "--role", "admin"], ["token", "list"], ["token", "revoke", "x"]],
+    [
+        ["serve"],
+        ["token", "create", "--role", "admin"],
+        ["token", "list"],
+        ["token", "revoke", "x"],
+    ],
 )
 def test_an_unreachable_database_is_one_line(command: list[str]) -> None:
     url = "postgresql+psycopg://nobody@127.0.0.1:1/none"

@@ -286,9 +286,8 @@ def test_cold_start_asks_first_then_starts(db: str) -> None:
 
 def test_schema_matches_the_migrations(db: str) -> None:
     from alembic.autogenerate import compare_metadata
-    from alembic.migration import MigrationContext
-
     from alembic.config import Config
+    from alembic.migration import MigrationContext
     from alembic.script import ScriptDirectory
 
     from cbeal.service.store.db import MIGRATIONS, connect, migrate

@@ -117,7 +117,8 @@ def showing(page: Any, part: str, shown: bool = True) -> None:
     """Wait until the page shows (or no longer shows) `part`. A function, not an expression:
     Playwright evaluates an expression with eval() in the page, which the CSP forbids."""
     page.wait_for_function(
-        "([part, shown]) => document.querySelector('#task h1').textContent.includes(part) === shown",
+        "([part, shown]) => "
+        "document.querySelector('#task h1').textContent.includes(part) === shown",
         arg=[part, shown],
     )
 

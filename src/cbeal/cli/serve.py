@@ -252,7 +252,7 @@ def _when(at: float | None) -> str:
 
     if at is None:
         return "never"
-    return dt.datetime.fromtimestamp(at, dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return dt.datetime.fromtimestamp(at, dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def run_token_list(args: argparse.Namespace) -> int:

@@ -68,7 +68,10 @@ def require(*roles: str) -> Callable[..., Any]:
     return check
 
 
-async def operator(who: Principal = Depends(require("admin"))) -> Principal:
+_admin = require("admin")
+
+
+async def operator(who: Principal = Depends(_admin)) -> Principal:
     """An admin token scoped to no stream: it may manage tokens (a scoped admin could
     otherwise give itself every stream)."""
     if who.streams is not None:
@@ -92,8 +95,9 @@ async def in_scope(
     if who.streams is None:
         return
     params = request.path_params
+    stream: str | None
     if "name" in params:
-        stream: str | None = str(params["name"])
+        stream = str(params["name"])
     elif "task_id" in params:
         try:
             task_id = int(params["task_id"])
@@ -106,7 +110,7 @@ async def in_scope(
         return
     else:
         raise HTTPException(403, _scoped(who, "call this route, which is about no one stream"))
-    if not who.allows(stream):
+    if stream is not None and not who.allows(stream):
         raise HTTPException(
             403,
             f"the token {who.name!r} is scoped to the streams {', '.join(who.streams)}; "
@@ -116,11 +120,14 @@ async def in_scope(
 
 def _scoped(who: Principal, what: str) -> str:
     streams = ", ".join(who.streams or ())
-    return f"the token {who.name!r} is scoped to the streams {streams}; to {what}, use a token of no scope"
+    return (
+        f"the token {who.name!r} is scoped to the streams {streams}; "
+        f"to {what}, use a token of no scope"
+    )
 
 
 AnyRole = Annotated[Principal, Depends(require("ingest", "annotate"))]
 Ingest = Annotated[Principal, Depends(require("ingest"))]
 Annotate = Annotated[Principal, Depends(require("annotate"))]
-Admin = Annotated[Principal, Depends(require("admin"))]
+Admin = Annotated[Principal, Depends(_admin)]
 Operator = Annotated[Principal, Depends(operator)]

@@ -55,10 +55,10 @@ class Authenticate:
 
     `lookup` maps a token to its principal (None: unknown or revoked); it runs in a worker
     thread (it asks the database). The principal is put in the request's state
-    (``request.state.principal``). Paths under `public` (the pages' static files; ``"/"`` itself only)
-    need no token; `anyone` (an open service: a local demo) is the principal of every request.
-    A refused request is answered at once, without reading its body, and its connection is
-    closed (the rest of the body is never received).
+    (``request.state.principal``). Paths under `public` (the pages' static files; ``"/"``
+    itself only) need no token; `anyone` (an open service: a local demo) is the principal of
+    every request. A refused request is answered at once, without reading its body, and its
+    connection is closed (the rest of the body is never received).
     """
 
     def __init__(
