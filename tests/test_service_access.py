@@ -411,3 +411,25 @@ def test_the_csv_export_escapes_formulas(db: str) -> None:
 
     exact = pd.read_parquet(io.BytesIO(parquet))  # Parquet keeps every value exactly
     assert list(exact["sample_id"][-len(ids) :]) == ids
+
+
+def test_no_command_takes_a_secret_on_its_command_line() -> None:
+    # issue 21 item 3: tokens come from $CBEAL_TOKEN and $LABEL_STUDIO_TOKEN, never from
+    # flags, which `ps` shows to every user of the machine
+    import argparse
+
+    from cbeal.cli import build_parser
+
+    def flags(parser: argparse.ArgumentParser) -> set[str]:
+        found: set[str] = set()
+        for action in parser._actions:
+            found |= set(action.option_strings)
+            if isinstance(action, argparse._SubParsersAction):
+                for sub in action.choices.values():
+                    found |= flags(sub)
+        return found
+
+    every = flags(build_parser())
+    assert {"--db", "--stream", "--role"} <= every  # the walk reaches the subcommands
+    secret = {f for f in every if any(w in f for w in ("token", "password", "secret", "pass"))}
+    assert secret == set(), secret
