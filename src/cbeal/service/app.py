@@ -65,8 +65,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         "them later, the model learns. Every request needs a bearer token.",
     )
     app.state.service = service
-    # outermost last: headers on every reply, then the token (before any body is read),
-    # then the body's size
+    # the last added is the outermost: the security headers on every reply; then the error
+    # handlers (a database lost while a token is looked up is an outage too); then the
+    # token, before any body is read; then the body's size
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes, limit_for=body_limit)
     app.add_middleware(
         Authenticate,
@@ -74,8 +75,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         public=PAGES,
         anyone=Principal("open", "admin", None) if settings.open else None,
     )
-    app.add_middleware(SecurityHeaders, pages=PAGES)
     add_error_handlers(app)
+    app.add_middleware(SecurityHeaders, pages=PAGES)
     for router in ROUTERS:
         app.include_router(router, dependencies=[Depends(in_scope)])
     app.include_router(token_routes.router)  # an unscoped admin's: no stream to check
