@@ -28,7 +28,6 @@ import threading
 import time
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
 
 import httpx
 import numpy as np
@@ -147,8 +146,7 @@ def main() -> None:
 
     def row(name: str, v: np.ndarray) -> str:
         return (
-            f"| {name} | {np.percentile(v, 50):.1f} | {np.percentile(v, 99):.1f} "
-            f"| {v.max():.1f} |"
+            f"| {name} | {np.percentile(v, 50):.1f} | {np.percentile(v, 99):.1f} | {v.max():.1f} |"
         )
 
     lines = [
