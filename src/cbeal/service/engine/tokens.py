@@ -9,16 +9,6 @@ status) and ``admin`` (everything, including creating streams and exporting data
 may be scoped to some streams: it then acts on those streams only. Every request looks its
 token up in the database, so a revocation holds from the next request on, in every process
 that shares the database.
-
-Examples
---------
->>> who = Principal("plc-lineA", "ingest", 7, streams=("lineA",))
->>> who.may("ingest"), who.may("annotate"), who.allows("lineA"), who.allows("lineB")
-(True, False, True, False)
->>> who.visible(["lineA", "lineB"])
-['lineA']
->>> Principal("ops", "admin", 1).allows("lineB")
-True
 """
 
 from __future__ import annotations
@@ -59,6 +49,16 @@ class Principal:
     """Who is calling: the token's name, role and scope (``open`` mode: an anonymous admin).
 
     `streams` is None for a token that may act on every stream.
+
+    Examples
+    --------
+    >>> who = Principal("plc-lineA", "ingest", 7, streams=("lineA",))
+    >>> who.may("ingest"), who.may("annotate"), who.allows("lineA"), who.allows("lineB")
+    (True, False, True, False)
+    >>> who.visible(["lineA", "lineB"]), who.label
+    (['lineA'], 'plc-lineA#7')
+    >>> Principal("ops", "admin", 1).allows("lineB")
+    True
     """
 
     __slots__ = ("name", "role", "streams", "token_id")
