@@ -221,26 +221,28 @@ def cbeal(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def _revocation_across_processes(db: str) -> None:
-    made = cbeal("token", "create", "--role", "ingest", "--name", "plc-3", "--db", db)
-    assert made.returncode == 0, made.stderr
-    token = made.stdout.strip()
+    from cbeal.service.engine.tokens import list_tokens
+    from cbeal.service.store.db import connect, migrate
+
+    engine = connect(db)
+    migrate(engine)
+    token = create_token(engine, role="ingest", name="plc-3")
     one, two = Server(db).start(), Server(db).start()
     try:
         for srv in (one, two):
             assert httpx.get(f"{srv.url}/api/v1/me", headers=bearer(token)).status_code == 200
-        listed = cbeal("token", "list", "--db", db)
-        row = next(r for r in listed.stdout.splitlines() if "plc-3" in r)
-        assert "ingest" in row and "all" in row and "never" not in row.split("UTC", 1)[1]
-        assert token not in listed.stdout
+        (row,) = list_tokens(engine)
+        assert row["name"] == "plc-3" and row["last_used_at"] is not None
         revoked = cbeal("token", "revoke", "plc-3", "--db", db)
         assert revoked.returncode == 0 and "revoked 1 token" in revoked.stdout
         for srv in (one, two):  # the very next request, in both processes
-            assert httpx.get(f"{srv.url}/api/v1/me", headers=bearer(token)).status_code == 401
-        assert "plc-3" not in cbeal("token", "list", "--db", db).stdout
-        assert "revoked" in cbeal("token", "list", "--revoked", "--db", db).stdout
+            r = httpx.get(f"{srv.url}/api/v1/me", headers=bearer(token))
+            assert r.status_code == 401 and "revoked" in r.json()["detail"]
+        assert list_tokens(engine) == []
     finally:
         one.stop()
         two.stop()
+        engine.dispose()
 
 
 def test_a_revocation_holds_at_once_in_every_process_sqlite(tmp_path: Path) -> None:
@@ -253,20 +255,26 @@ def test_a_revocation_holds_at_once_in_every_process_postgresql() -> None:
         _revocation_across_processes(url)
 
 
-def test_token_create_scopes_by_stream_on_the_command_line(tmp_path: Path) -> None:
+def test_token_commands_create_scoped_list_and_revoke(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'cli.db'}"
     made = cbeal(
         "token", "create", "--role", "annotate", "--name", "ana",
         "--stream", "lineA", "--stream", "lineB", "--db", db,
     )  # fmt: skip
     assert made.returncode == 0 and "streams lineA, lineB" in made.stderr
-    row = next(r for r in cbeal("token", "list", "--db", db).stdout.splitlines() if "ana" in r)
-    assert "annotate" in row and "lineA,lineB" in row
+    token = made.stdout.strip()
+    listed = cbeal("token", "list", "--db", db).stdout
+    row = next(r for r in listed.splitlines() if "ana" in r)
+    assert "annotate" in row and "lineA,lineB" in row and row.endswith("never")
+    assert token not in listed
+    assert cbeal("token", "revoke", "ana", "--db", db).returncode == 0
+    every = cbeal("token", "list", "--revoked", "--db", db).stdout
+    assert "revoked 20" in next(r for r in every.splitlines() if "ana" in r)
     bad = cbeal("token", "create", "--role", "annotate", "--stream", "a b", "--db", db)
     assert bad.returncode == 2 and "not a stream name" in bad.stderr
     assert "Traceback" not in bad.stderr
-    gone = cbeal("token", "revoke", "nobody", "--db", db)
-    assert gone.returncode == 1 and "no live token is named 'nobody'" in gone.stderr
+    gone = cbeal("token", "revoke", "ana", "--db", db)  # revoked already
+    assert gone.returncode == 1 and "no live token is named 'ana'" in gone.stderr
 
 
 def test_scoped_tokens_act_on_their_streams_only(db: str) -> None:
