@@ -262,9 +262,21 @@ def test_fused_decisions_explain_which_members_drove_them() -> None:
     assert Decision.from_dict(old).score is None
 
 
-def test_late_labels_by_id_and_save_load_continue_exactly(tmp_path: Any) -> None:
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {},
+        {  # round 2's pacer: no head start, a horizon resolved from the budget
+            "fusion": fusion_of("evidence", head_start=0.0, horizon="auto"),
+            "budget": LabelRate(rate=0.05, total=40),
+        },
+    ],
+)
+def test_late_labels_by_id_and_save_load_continue_exactly(
+    tmp_path: Any, kw: dict[str, Any]
+) -> None:
     s = make_stream(n=900, random_state=4)
-    a = _fused(4).fit(s.X0, s.y0)
+    a = _fused(4, **kw).fit(s.X0, s.y0)
     pending: list[tuple[int, str]] = []
     for i, x in enumerate(s.X_stream[:500]):
         d = a.query_one(x)
