@@ -51,8 +51,10 @@ class CbeAL(StreamLearner):
         A :class:`~cbeal.core.ScoreFusion` (without agents) to fuse the agents' graded
         scores and pace the budget with one quantile filter instead of the paper's vote;
         None (default) = the paper's Exp4.P-EWMA vote. Its ``budget_fraction`` defaults to
-        the rate of a rate budget; under a rate budget its pacer gets no head start. Not
-        together with `solver`.
+        the rate of a rate budget; under a rate budget its pacer gets no head start. Its
+        ``horizon="auto"`` becomes the sample by which the budget is spent (``total / rate``
+        of a rate budget with a total, ``B / budget_fraction`` of a count). Not together
+        with `solver`.
     epsilon
         Ensemble-level ε-greedy exploration.
     reward, penalty

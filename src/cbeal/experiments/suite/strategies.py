@@ -199,7 +199,8 @@ class FusionCandidate:
     """A score-fusion configuration (issue 23): members, weight rule and the pacer's options.
 
     Run like every strategy with the hard budget ``B``; its pacer spends the share
-    ``b = B / n`` evenly, with a head start of one label so that all of ``B`` is spent.
+    ``b = B / n`` evenly, with a head start of one label so that all of ``B`` is spent
+    (round 1; round 2's candidates set the pacer's options in `pacer`).
     With ``rate=True`` the budget is the rate budget ``LabelRate(rate=b, total=B)``
     instead (no head start).
     """
