@@ -34,6 +34,7 @@ from cbeal.core import (
 # so that `import cbeal.core` stays numpy-only.
 _LAZY = {
     "CbeAL": "cbeal.models",
+    "RenewedBudget": "cbeal.models.renewal",
     "SingleAgentLearner": "cbeal.models",
     "StreamLearner": "cbeal.models",
     "simulate": "cbeal.simulation",
@@ -53,6 +54,7 @@ def __getattr__(name: str) -> Any:
 
 if TYPE_CHECKING:  # pragma: no cover
     from cbeal.models import CbeAL, SingleAgentLearner, StreamLearner
+    from cbeal.models.renewal import RenewedBudget
     from cbeal.simulation import simulate
     from cbeal.streams import SimulatedStream, make_stream
     from cbeal.trace import Trace
@@ -75,6 +77,7 @@ __all__ = [
     "NotFittedError",
     "ParameterError",
     "ReinforcedAgent",
+    "RenewedBudget",
     "SimulatedStream",
     "SingleAgentLearner",
     "SingleClassWarning",

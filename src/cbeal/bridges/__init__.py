@@ -2,7 +2,9 @@
 
 Apart from the server (they need only httpx, and paho-mqtt for MQTT): :class:`Client`
 with its one-line errors, :func:`replay` (a CSV/Parquet file or a historian export),
-the MQTT :class:`~cbeal.bridges.mqtt.Bridge` and the Label Studio push.
+the MQTT :class:`~cbeal.bridges.mqtt.Bridge`, the OPC UA bridge (:mod:`cbeal.bridges.opcua`)
+and the Label Studio bridge (push of the asked parts, pull of the annotations; the webhook
+itself is a route of the service).
 """
 
 from cbeal.bridges.client import (
