@@ -13,7 +13,14 @@ import numpy as np
 from cbeal.experiments.suite.analysis import cell_table, critical_difference, mean_ranks, paired
 from cbeal.experiments.suite.fusion_report import _md, fresh_goal
 
-__all__ = ["CONTROL", "ELIGIBLE", "choose_round2", "spending", "write_round2_report"]
+__all__ = [
+    "CONTROL",
+    "ELIGIBLE",
+    "choose_round2",
+    "complete",
+    "spending",
+    "write_round2_report",
+]
 
 #: round 1's CBEAL-5F, the control of round 2
 CONTROL = "F:4U+MIN-eq"
@@ -57,6 +64,14 @@ def spending(frame: Any, names: Sequence[str]) -> Any:
     table = pd.DataFrame(rows).T
     table.index.name = "strategy"
     return table
+
+
+def complete(frame: Any) -> Any:
+    """The rows of the strategies that have every run (a partial run's others left out)."""
+    runs = frame[frame["budget_share"].notna()]
+    counts = runs.groupby("strategy").size()
+    full = set(counts[counts == counts.max()].index) | set(_REFS)
+    return frame[frame["strategy"].isin(full)]
 
 
 def _rank_table(bal: Any, ranks: Any, groups: dict[str, str]) -> Any:
@@ -152,7 +167,8 @@ def write_round2_report(out: Path, rec: str | None = None, rec_rate: str | None 
         )
     path = out / "results_fresh2.csv"
     if rec is not None and path.exists():
-        fresh = pd.read_csv(path)
+        fresh = complete(pd.read_csv(path))
+        lines += [f"fresh2: strategies with every run: {sorted(set(fresh['strategy']))}", ""]
         count = fresh[fresh["strategy"] != rec_rate] if rec_rate else fresh
         variants = [(rec, count, "fresh2")]
         if rec_rate and (fresh["strategy"] == rec_rate).any():
