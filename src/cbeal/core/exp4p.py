@@ -10,11 +10,13 @@ import numpy as np
 from cbeal.core.ewma import ChartStep, EWMAChart
 from cbeal.core.exceptions import ParameterError
 from cbeal.core.params import Params
+from cbeal.core.window import KERNELS
 
 __all__ = ["Exp4P"]
 
 K_ARMS = 2  # acquire, skip
 _MAX_EXP = 700.0  # math.exp overflows just above 709
+_FLOOR = 1e-300  # the smallest weight: far from underflow, so that no weight becomes 0
 
 
 class Exp4P(Params):
@@ -129,7 +131,7 @@ class Exp4P(Params):
         self.p_min_ = p_min
         self.step_ = step
         self.bonus_ = math.sqrt(c / (K_ARMS * T))
-        self._alpha = [1.0] * n_agents
+        self._alpha: Any = [1.0] * n_agents  # a float array once the compiled kernels ran
         self.t_ = 0
         self.chart_: EWMAChart | None = None
         if self.ewma:
@@ -156,13 +158,27 @@ class Exp4P(Params):
     def alpha_(self, value: np.ndarray) -> None:
         self._alpha = [float(v) for v in value]
 
+    def _array(self) -> np.ndarray:
+        """The weights as the compiled kernels keep them: a float array (the numpy code
+        keeps a list; either works for both)."""
+        alpha = self._alpha
+        if type(alpha) is not np.ndarray:
+            alpha = self._alpha = np.array(alpha, dtype=np.float64)
+        return alpha
+
     def weights(self) -> np.ndarray:
         """Standardized weights ``α^s = α / Σα``."""
+        kernel = KERNELS.get("weights")
+        if kernel is not None:
+            return kernel(self._array())
         total = sum(self._alpha)
         return np.array([a / total for a in self._alpha])
 
     def distribution(self, advice: np.ndarray) -> float:
         """Probability of the acquire arm, ``P_1`` (the skip arm has ``1 − P_1``)."""
+        kernel = KERNELS.get("distribution")
+        if kernel is not None:
+            return float(kernel(self._array(), advice, self.p_min_))
         alpha = self._alpha
         mix = sum(a * x for a, x in zip(alpha, advice.tolist(), strict=True)) / sum(alpha)
         return (1.0 - K_ARMS * self.p_min_) * mix + self.p_min_
@@ -170,6 +186,10 @@ class Exp4P(Params):
     def update_decision(self, advice: np.ndarray, p_acquire: float) -> None:
         """Apply the ``v̂`` factor with the propensities ``[p_acquire, 1 − p_acquire]`` used."""
         k = self.step_ * self.bonus_
+        kernel = KERNELS.get("update_decision")
+        if kernel is not None:
+            kernel(self._array(), advice, float(p_acquire), k)
+            return
         p1, p2 = p_acquire, 1.0 - p_acquire
         self._multiply([k * (x / p1 + (1.0 - x) / p2) for x in advice.tolist()])
 
@@ -189,14 +209,16 @@ class Exp4P(Params):
     def _multiply(self, exponents: list[float]) -> None:
         """``α_i ← α_i · exp(e_i)`` without overflow (a common factor leaves decisions alone)."""
         if all(-_MAX_EXP < e < _MAX_EXP for e in exponents):
-            self._alpha = [a * math.exp(e) for a, e in zip(self._alpha, exponents, strict=True)]
-        else:
-            clamped = [min(max(e, -1e300), 1e300) for e in exponents]
-            top = max(clamped)
-            self._alpha = [
-                a * math.exp(max(e - top, -_MAX_EXP))
-                for a, e in zip(self._alpha, clamped, strict=True)
-            ]
+            alpha = [a * math.exp(e) for a, e in zip(self._alpha, exponents, strict=True)]
+            if 0.0 < sum(alpha) < math.inf:  # else every weight under- or one overflowed
+                self._alpha = alpha
+                self._keep_finite()
+                return
+        clamped = [min(max(e, -1e300), 1e300) for e in exponents]
+        top = max(clamped)
+        self._alpha = [
+            a * math.exp(max(e - top, -_MAX_EXP)) for a, e in zip(self._alpha, clamped, strict=True)
+        ]
         self._keep_finite()
 
     def chart_step(self) -> ChartStep:
@@ -205,7 +227,8 @@ class Exp4P(Params):
         if self.chart_ is None:
             w = self.weights()
             return ChartStep(w, w.copy(), np.zeros(self.n_agents_, dtype=bool))
-        step, self._alpha = self.chart_.step(self._alpha)
+        alpha = self._array() if "chart_step" in KERNELS else self._alpha
+        step, self._alpha = self.chart_.step(alpha)
         return step
 
     def _keep_finite(self) -> None:
@@ -216,6 +239,6 @@ class Exp4P(Params):
         if not 1e-100 <= total <= 1e100:
             self._alpha = [a / total for a in self._alpha]
             total = 1.0
-        floor = total * 1e-250
+        floor = max(total * 1e-250, _FLOOR)  # total * 1e-250 alone underflows below 1e-74
         if min(self._alpha) < floor:
             self._alpha = [max(a, floor) for a in self._alpha]

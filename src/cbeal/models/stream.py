@@ -44,10 +44,13 @@ from cbeal.core.budget import LabelRate
 from cbeal.core.validation import (
     check_features,
     check_labels,
+    check_rewards,
     check_sample,
     check_seed,
     label_index,
 )
+from cbeal.kernels import AFTER as KERNELS_AFTER
+from cbeal.kernels import enable as enable_kernels
 from cbeal.learners.adapter import LearnerAdapter, check_estimator_has_proba
 from cbeal.learners.conventions import NotFittedError, classifier_tags, column_or_1d
 from cbeal.models.inputs import Inputs
@@ -102,6 +105,11 @@ class StreamLearner(Params):
         state = dict(self.__dict__)
         state.pop("_lock", None)  # a lock cannot be copied; each copy makes its own
         return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        if self.__dict__.get("t_", 0) >= KERNELS_AFTER:
+            enable_kernels()
 
     # ------------------------------------------------------------------ set-up
     def fit(self: M, X0: Any, y0: Any) -> M:
@@ -184,21 +192,8 @@ class StreamLearner(Params):
             )
 
     def _rewards(self) -> tuple[float, float]:
-        """``(ρ+, ρ−)``, checked: finite, ρ+ > 0 and ρ− < 0."""
-        try:
-            reward, penalty = float(self.reward), float(self.penalty)
-        except (TypeError, ValueError):
-            raise ParameterError(
-                f"reward and penalty must be numbers, got {self.reward!r} and {self.penalty!r}"
-            ) from None
-        if not (math.isfinite(reward) and reward > 0.0):
-            raise ParameterError(f"reward ρ+ must be a finite number > 0, got {self.reward!r}")
-        if not (math.isfinite(penalty) and penalty < 0.0):
-            raise ParameterError(
-                f"penalty ρ− must be a finite negative number (e.g. -0.5), got {self.penalty!r};"
-                " the RAL threshold update is only correct with a negative penalty"
-            )
-        return reward, penalty
+        """``(ρ+, ρ−)``, checked (:func:`~cbeal.core.validation.check_rewards`)."""
+        return check_rewards(self.reward, self.penalty)
 
     def _check_fitted(self) -> None:
         if "policy_" not in self.__dict__:
@@ -255,6 +250,8 @@ class StreamLearner(Params):
         return p
 
     def _decide(self, z: np.ndarray, proba: np.ndarray | None) -> Decision:
+        if self.t_ == KERNELS_AFTER:  # a long stream: compile (same decisions, faster)
+            enable_kernels()
         if self._step_open:
             self._close_step()
         learner = self._learner
@@ -275,7 +272,7 @@ class StreamLearner(Params):
         else:
             acquire, p, reason = False, 0.0, budget.reason
         self.t_ = seen
-        d = Decision(
+        d = Decision._of(  # every field, in order
             id=f"{self.model_token_}-{t}",
             t=t,
             acquire=acquire,
@@ -321,7 +318,8 @@ class StreamLearner(Params):
         sample. The reward is computed from the prediction recorded in the decision, the
         reward-learning agents and the bandit update, the sample joins the labelled pool
         and the learner is retrained (``refit_every``). If retraining fails, the error is raised
-        and nothing changed: the decision is still pending and the call can be retried.
+        and nothing changed: the decision is still pending and the call can be retried. If
+        an agent fails to learn from the label, the decision stays pending too.
         """
         with self._mutex:
             self._check_fitted()
@@ -342,9 +340,18 @@ class StreamLearner(Params):
                 new = self._learner.fitted_on(
                     np.asarray([*self._pool_X, rec.x]), np.asarray([*self._pool_y, yi])
                 )
+            try:  # before the decision leaves the pending ones: a failure loses no label
+                self.policy_.on_label(rec.proposal, r, penalty, rec.x, yi)
+            except Exception as exc:
+                note = getattr(exc, "add_note", None)  # Python ≥ 3.11
+                if note is not None:
+                    note(
+                        f"decision {rec.decision.id} is still pending: deliver its label again "
+                        "once the cause is fixed"
+                    )
+                raise
             del self._pending[t]
             self._labelled.add(t)
-            self.policy_.on_label(rec.proposal, r, penalty, rec.x, yi)
             self._pool_X.append(rec.x)
             self._pool_y.append(yi)
             self.n_labels_ += 1
@@ -377,9 +384,10 @@ class StreamLearner(Params):
     def reward_of(self, decision: Decision, y: Any) -> float:
         """The reward label `y` earns `decision`: ρ+ if the recorded prediction was wrong."""
         self._check_fitted()
+        reward, penalty = self._rewards()
         yi = label_index(self.classes_, y)
         wrong = yi != label_index(self.classes_, decision.y_pred)
-        return float(self.reward) if wrong else float(self.penalty)
+        return reward if wrong else penalty
 
     def _resolve(self, decision: Any) -> int:
         """The stream position of a pending decision given as object, dict or id."""
@@ -659,16 +667,24 @@ class StreamLearner(Params):
             return save_model(self, path)
 
     @classmethod
-    def load(cls: type[M], path: Any, *, trusted: Sequence[Any] = ()) -> M:
+    def load(cls: type[M], path: Any, *, trusted: Sequence[Any] = (), limits: Any = None) -> M:
         """Read a model written by :meth:`save`; it continues exactly where it stopped.
 
         `trusted` lists further classes the file may contain (your own agents or
         estimators); anything else that is not cbeal's, numpy's or scikit-learn's is
-        refused with a :class:`~cbeal.ModelFileError`.
+        refused with a :class:`~cbeal.ModelFileError`. `limits` bounds what the file may
+        cost to load (a :class:`cbeal.modelfile.Limits`; None: the defaults, 1 GiB in
+        total, compression ratios up to 300, nesting 100 deep, arrays up to 512 MiB):
+        anything beyond is refused before it is inflated or allocated, with an error that
+        names the limit to raise, e.g. ``limits=Limits(max_bytes=4 * 2**30)``. Every
+        failure to load, whatever its cause, is a :class:`~cbeal.ModelFileError`.
         """
         from cbeal.modelfile import load_model
 
-        return load_model(path, cls, trusted=trusted)
+        model = load_model(path, cls, trusted=trusted, limits=limits)
+        if model.__dict__.get("t_", 0) >= KERNELS_AFTER:
+            enable_kernels()
+        return model
 
     def to_bytes(self) -> bytes:
         """The model file's content as bytes (e.g. for a database); see :meth:`save`."""
@@ -678,8 +694,13 @@ class StreamLearner(Params):
             return dumps_model(self)
 
     @classmethod
-    def from_bytes(cls: type[M], data: bytes, *, trusted: Sequence[Any] = ()) -> M:
+    def from_bytes(
+        cls: type[M], data: bytes, *, trusted: Sequence[Any] = (), limits: Any = None
+    ) -> M:
         """The model :meth:`to_bytes` wrote; see :meth:`load`."""
         from cbeal.modelfile import loads_model
 
-        return loads_model(data, cls, trusted=trusted)
+        model = loads_model(data, cls, trusted=trusted, limits=limits)
+        if model.__dict__.get("t_", 0) >= KERNELS_AFTER:
+            enable_kernels()
+        return model
