@@ -33,7 +33,8 @@ class PresetEntry:
     solver: dict[str, Any] | None = None
     epsilon: float = 0.01
     notes: tuple[str, ...] = field(default=())
-    #: score fusion instead of the bandit's vote: ``{"weights": "equal" | "evidence"}``
+    #: score fusion instead of the bandit's vote: ``{"weights": "equal" | "evidence"}`` and
+    #: the pacer's options of :class:`~cbeal.core.ScoreFusion` (``head_start_over``, ``horizon``)
     fusion: dict[str, Any] | None = None
 
     @property
@@ -83,7 +84,9 @@ _ENTRIES = [
         "recommended",
         ("RAL1", "RAL2", "ENT", "VU", "MIN"),
         epsilon=0.0,
-        fusion={"weights": "equal"},
+        # issue 23 round 2: the pacer's head start granted over the first 1/b samples and
+        # a horizon from the budget (round 1: the head start at once, no horizon)
+        fusion={"weights": "equal", "head_start_over": 1.0, "horizon": "auto"},
     ),
     PresetEntry(
         "CBEAL-4U",

@@ -11,6 +11,7 @@ from cbeal.catalog import agent_entry, budget_share, preset_entry
 from cbeal.core import (
     AgentEnsemble,
     Exp4P,
+    LabelCount,
     LabelRate,
     ParameterError,
     ScoreFusion,
@@ -50,8 +51,10 @@ class CbeAL(StreamLearner):
         A :class:`~cbeal.core.ScoreFusion` (without agents) to fuse the agents' graded
         scores and pace the budget with one quantile filter instead of the paper's vote;
         None (default) = the paper's Exp4.P-EWMA vote. Its ``budget_fraction`` defaults to
-        the rate of a rate budget; under a rate budget its pacer gets no head start. Not
-        together with `solver`.
+        the rate of a rate budget; under a rate budget its pacer gets no head start. Its
+        ``horizon="auto"`` becomes the sample by which the budget is spent (``total / rate``
+        of a rate budget with a total, ``B / budget_fraction`` of a count). Not together
+        with `solver`.
     epsilon
         Ensemble-level ε-greedy exploration.
     reward, penalty
@@ -167,7 +170,9 @@ class CbeAL(StreamLearner):
                     f"{entry.name} paces one budget over the fused score: give the budget "
                     "as a rate (e.g. budget=0.05) or pass budget_fraction=B/n with a count"
                 )
-            options = {} if budget_fraction is None else {"budget_fraction": float(share)}
+            options = {k: v for k, v in entry.fusion.items() if k != "weights"}
+            if budget_fraction is not None:
+                options["budget_fraction"] = float(share)
             params.setdefault("fusion", fusion_of(entry.fusion["weights"], **options))
         else:
             params.setdefault("solver", entry.make_solver())
@@ -225,9 +230,12 @@ class CbeAL(StreamLearner):
         fusion = self.fusion.clone().set_params(
             agents=self.agents, budget_fraction=share, epsilon=self.epsilon
         )
-        if isinstance(as_budget(self.budget), LabelRate):
+        cap = as_budget(self.budget)
+        if isinstance(cap, LabelRate):
             # the cap accrues at the rate itself: a head start could only be refused
             fusion.set_params(head_start=0.0)
+        if fusion.horizon == "auto":
+            fusion.set_params(horizon=_budget_horizon(cap, share))
         return fusion
 
     @property
@@ -238,3 +246,20 @@ class CbeAL(StreamLearner):
         if isinstance(policy, ScoreFusion):
             return policy.weights_now()
         return np.asarray(policy.solver_.weights())  # type: ignore[attr-defined]
+
+
+def _budget_horizon(cap: Any, share: float) -> float | None:
+    """The sample by which a budget is spent at the share `share`: ``total / rate`` of a
+    rate budget with a total, ``B / share`` of a count ``B``; None when open-ended.
+
+    >>> from cbeal.core import LabelCount, LabelRate
+    >>> _budget_horizon(LabelRate(rate=0.05, total=10), 0.05)
+    200.0
+    >>> _budget_horizon(LabelCount(total=10), 0.05), _budget_horizon(LabelRate(rate=0.05), 0.05)
+    (200.0, None)
+    """
+    if isinstance(cap, LabelRate):
+        return None if cap.total is None else float(cap.total) / float(cap.rate)
+    if isinstance(cap, LabelCount):
+        return float(cap.total) / float(share)
+    return None
