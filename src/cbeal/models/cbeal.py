@@ -19,6 +19,7 @@ from cbeal.core import (
 )
 from cbeal.core.agent import Agent
 from cbeal.models.fusion_presets import fusion_of
+from cbeal.models.regression import committee_of
 from cbeal.models.stream import StreamLearner
 
 __all__ = ["CbeAL"]
@@ -185,7 +186,10 @@ class CbeAL(StreamLearner):
         else:
             params.setdefault("solver", entry.make_solver())
         params.setdefault("epsilon", entry.epsilon)
-        return cls(agents=entry.pool(share), **params)
+        pool = entry.pool(share)
+        if entry.family == "regression":  # its committees refit the model's own regressor
+            pool = committee_of(pool, params.get("estimator"))
+        return cls(agents=pool, **params)
 
     @classmethod
     def from_agents(

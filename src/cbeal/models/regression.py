@@ -26,7 +26,7 @@ from cbeal.core.regression import (
 )
 from cbeal.learners.regression import RegressionAdapter, is_regression
 
-__all__ = ["RegressionTask", "check_agents", "regression_task"]
+__all__ = ["RegressionTask", "check_agents", "committee_of", "regression_task"]
 
 
 def regression_task(model: Any) -> RegressionTask | None:
@@ -121,3 +121,15 @@ class RegressionTask:
 
     def reward(self, y: float, y_pred: float, reward: float, penalty: float) -> float:
         return regression_reward(y, y_pred, self.tolerance, self.rule, reward, penalty)
+
+
+def committee_of(pool: list[tuple[str, Agent]], estimator: Any) -> list[tuple[str, Agent]]:
+    """`pool` with every committee agent that has no estimator of its own refitting
+    `estimator` (a regression preset's committees perturb the model's own learner)."""
+    if estimator is None:
+        return pool
+    for _, agent in pool:
+        params = agent.get_params(deep=False)
+        if "estimator" in params and params["estimator"] is None:
+            agent.set_params(estimator=estimator)
+    return pool

@@ -98,8 +98,14 @@ def run_one(strategy: str, workload: str, learner: str, replication: int) -> dic
     budget = round(BUDGET_SHARE * n)
     _, build = STRATEGIES[strategy]
     seed = replication * 1000 + sorted(STRATEGIES).index(strategy)
-    model = build(LEARNERS[learner], budget, budget / n,
-                  estimator=LEARNERS[learner](), tolerance=w.tolerance, random_state=seed)  # fmt: skip
+    model = build(
+        LEARNERS[learner],
+        budget,
+        budget / n,
+        estimator=LEARNERS[learner](),
+        tolerance=w.tolerance,
+        random_state=seed,
+    )
     started = time.process_time()
     model.fit(w.X0, w.y0)
     trace = simulate(model, w.X_stream, w.y_stream)

@@ -53,6 +53,13 @@ def _seed(name: str, replication: int) -> int:
     return zlib.crc32(f"regression-v1/{name}/{replication}".encode())
 
 
+def _number(value: object) -> float:
+    """A feature as a number (a text category as a fixed code)."""
+    if isinstance(value, str):
+        return float(zlib.crc32(value.encode()) % 7)
+    return float(value)  # type: ignore[arg-type]
+
+
 def _river(name: str, seed: int) -> tuple[np.ndarray, np.ndarray]:
     from river.datasets import synth
 
@@ -69,8 +76,7 @@ def _river(name: str, seed: int) -> tuple[np.ndarray, np.ndarray]:
     }[name]()  # fmt: skip
     rows, ys = [], []
     for x, y in gen.take(_N):
-        rows.append([float(x[k]) if not isinstance(x[k], str) else float(zlib.crc32(x[k].encode()) % 7)
-                     for k in sorted(x, key=str)])  # fmt: skip
+        rows.append([_number(x[k]) for k in sorted(x, key=str)])
         ys.append(float(y))
     return np.asarray(rows), np.asarray(ys)
 
