@@ -147,3 +147,59 @@ def test_same_seed_same_regression_run(data: tuple[np.ndarray, np.ndarray]) -> N
 def test_labels_to_reach_needs_the_curve_to_stay_below_the_target() -> None:
     assert labels_to_reach([0, 5, 10], [1.0, 0.4, 0.6], 0.5) is None
     assert labels_to_reach([0, 5, 10], [1.0, 0.4, 0.45], 0.5) == 5
+
+
+def test_normalized_reward_reaches_the_model(data: tuple[np.ndarray, np.ndarray]) -> None:
+    X, y = data
+    model = _single(RandomAgent(rate=1.0), budget=5, regression_reward="normalized")
+    d = model.fit(X[:20], y[:20]).query_one(X[0])
+    assert model.reward_of(d, d.y_pred + 0.15 * 1.5) == pytest.approx(0.5)
+    assert model.reward_of(d, d.y_pred) == pytest.approx(-0.5)
+    with pytest.raises(ParameterError, match="regression_reward"):
+        _single(RandomAgent(), regression_reward="squared").fit(X[:20], y[:20])
+
+
+def test_plot_band_draws_the_band_and_refuses_a_classifier_trace(
+    data: tuple[np.ndarray, np.ndarray],
+) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from cbeal.plotting import plot_band
+
+    X, y = data
+    model = _single(RandomAgent(rate=0.2), budget=20).fit(X[:20], y[:20])
+    trace = simulate(model, X[20:120], y[20:120])
+    fig, ax = plt.subplots()
+    plot_band(trace, ax)
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert ax.patches and labels[0] == "tolerance ± 0.15" and "within tolerance" in ax.get_title()
+    assert labels[-1] == f"asked for ({trace.n_acquired})"
+    plt.close(fig)
+    trace.metadata.pop("tolerance")
+    with pytest.raises(ValueError, match="regressor"):
+        plot_band(trace)
+
+
+def test_benchmark_workloads_are_fixed_and_the_parts_disjoint() -> None:
+    from cbeal.experiments.regression.workloads import DEV, EVAL, load_workload
+
+    assert not set(DEV) & set(EVAL) and len(DEV) == len(EVAL) == 5
+    a, b = load_workload("paper-reg-v1", 0), load_workload("paper-reg-v1", 0)
+    np.testing.assert_array_equal(a.y_stream, b.y_stream)
+    assert a.X_stream.shape == (1000, 15) and a.X_test.shape == (500, 15)
+    assert a.tolerance == pytest.approx(0.25 * a.y_stream.std())
+    assert not np.array_equal(load_workload("paper-reg-v1", 1).y0, a.y0)
+
+
+def test_label_ratio_counts_labels_to_reach_and_stay_at_rs_final_rmse() -> None:
+    from cbeal.experiments.regression.report import label_ratio
+
+    rs = [{"final": {"rmse": 1.0}, "labels": 100, "curve": [[0, 2.0], [50, 1.2], [100, 1.0]]}]
+    fast = [{"curve": [[0, 2.0], [50, 0.9], [100, 0.8]]}]
+    dips = [{"curve": [[0, 2.0], [50, 0.9], [100, 1.1]]}]
+    assert label_ratio(fast, rs) == 0.5
+    assert label_ratio(rs, rs) == 1.0
+    assert label_ratio(dips, rs) == math.inf
