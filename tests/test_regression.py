@@ -203,3 +203,19 @@ def test_label_ratio_counts_labels_to_reach_and_stay_at_rs_final_rmse() -> None:
     assert label_ratio(fast, rs) == 0.5
     assert label_ratio(rs, rs) == 1.0
     assert label_ratio(dips, rs) == math.inf
+
+
+@pytest.mark.parametrize("estimator", [BayesianRidge(), BootstrapRegressor(LinearRegression())])
+def test_a_saved_regression_model_continues_exactly(
+    data: tuple[np.ndarray, np.ndarray], estimator: object, tmp_path: object
+) -> None:
+    X, y = data
+    model = CbeAL.from_agents(["RALR1", "QBCR", "SPF1"], estimator=estimator, budget=25,
+                              tolerance=0.15, random_state=2).fit(X[:20], y[:20])  # fmt: skip
+    simulate(model, X[20:150], y[20:150], delay=5)
+    path = model.save(tmp_path / "r.cbeal")  # type: ignore[operator]
+    twin = CbeAL.load(path)
+    a, b = simulate(model, X[150:], y[150:]), simulate(twin, X[150:], y[150:])
+    np.testing.assert_array_equal(a.acquired, b.acquired)
+    np.testing.assert_array_equal(model.predict(X[:10]), twin.predict(X[:10]))
+    assert twin.tolerance == 0.15 and model.n_labels_ == twin.n_labels_
