@@ -219,3 +219,20 @@ def test_a_saved_regression_model_continues_exactly(
     np.testing.assert_array_equal(a.acquired, b.acquired)
     np.testing.assert_array_equal(model.predict(X[:10]), twin.predict(X[:10]))
     assert twin.tolerance == 0.15 and model.n_labels_ == twin.n_labels_
+
+
+def test_the_regression_preset_is_the_chosen_candidate_as_a_user_gets_it() -> None:
+    from cbeal.experiments.regression.runner import LEARNERS, STRATEGIES
+    from cbeal.experiments.regression.workloads import load_workload
+
+    w = load_workload("paper-reg-v1", 0)
+    kw = {"estimator": LEARNERS["bayes-ridge"](), "tolerance": w.tolerance, "random_state": 5}
+    made = [
+        STRATEGIES[name][1](LEARNERS["bayes-ridge"], 30, 0.1, **kw).fit(w.X0, w.y0)
+        for name in ("CBEAL-R", "F:QBCR+EMCM")
+    ]
+    preset = CbeAL.from_preset("CBEAL-R", estimator=BayesianRidge(), budget=0.1, tolerance=1.0)
+    assert [n for n, _ in preset.agents] == ["QBCR", "EMCM"]
+    assert all(type(a.estimator) is BayesianRidge for _, a in preset.agents)
+    a, b = (simulate(m, w.X_stream[:300], w.y_stream[:300]).acquired for m in made)
+    np.testing.assert_array_equal(a, b)

@@ -24,6 +24,7 @@ from cbeal.learners.regression_committee import CommitteeVarianceAgent, Expected
 from cbeal.models import CbeAL, SingleAgentLearner, StreamLearner
 from cbeal.simulation import simulate
 
+from .peers import WindowPoolAgent
 from .workloads import N0, RegressionWorkload, load_workload
 
 __all__ = ["LEARNERS", "STRATEGIES", "run_one"]
@@ -51,6 +52,7 @@ def _member(name: str, learner: Callable[[], Any]) -> tuple[str, Any]:
         "QBCR": lambda: CommitteeVarianceAgent(estimator=learner()),
         "EMCM": lambda: ExpectedChangeAgent(estimator=learner()),
         "SPF1": lambda: SpaceFillingAgent(window_size=60),
+        "GSx": lambda: WindowPoolAgent(window_size=100),
     }[name]
     return name, make()
 
@@ -78,6 +80,15 @@ def _single(make: Callable[[float], Any]) -> Callable[..., StreamLearner]:
     return build
 
 
+def _preset(name: str) -> Callable[..., StreamLearner]:
+    """A catalog preset exactly as a user gets it (count budget, ``budget_fraction=B/n``)."""
+
+    def build(learner: Callable[[], Any], budget: int, share: float, **kw: Any) -> StreamLearner:
+        return CbeAL.from_preset(name, budget=budget, budget_fraction=share, **kw)
+
+    return build
+
+
 #: name → (group, builder); groups: "peer" (fixed), "candidate" (eligible for the preset)
 STRATEGIES: dict[str, tuple[str, Callable[..., StreamLearner]]] = {
     "RS": ("peer", _single(lambda b: RandomAgent(rate=b))),
@@ -88,7 +99,13 @@ STRATEGIES: dict[str, tuple[str, Callable[..., StreamLearner]]] = {
     "F:RALR1+QBCR": ("candidate", _fusion("RALR1", "QBCR")),
     "F:QBCR+EMCM": ("candidate", _fusion("QBCR", "EMCM")),
     "V:RALR1+QBCR+EMCM+SPF1": ("candidate", _voting("RALR1", "QBCR", "EMCM", "SPF1")),
+    # scikit-activeml's pool strategy GSx on a sliding window, through the same pacer
+    "skactiveml:GSx-window": ("extra", _fusion("GSx")),
+    # the recommended regression preset (the choice on the development part: F:QBCR+EMCM)
+    "CBEAL-R": ("recommended", _preset("CBEAL-R")),
 }
+#: each strategy's seed offset (the sorted names of the development run, new ones after)
+_SEED_ORDER = (*sorted(n for n in STRATEGIES if n != "CBEAL-R"), "CBEAL-R")
 
 
 def run_one(strategy: str, workload: str, learner: str, replication: int) -> dict[str, Any]:
@@ -97,7 +114,7 @@ def run_one(strategy: str, workload: str, learner: str, replication: int) -> dic
     n = w.X_stream.shape[0]
     budget = round(BUDGET_SHARE * n)
     _, build = STRATEGIES[strategy]
-    seed = replication * 1000 + sorted(STRATEGIES).index(strategy)
+    seed = replication * 1000 + _SEED_ORDER.index(strategy)
     model = build(
         LEARNERS[learner],
         budget,
@@ -134,7 +151,7 @@ def run_one(strategy: str, workload: str, learner: str, replication: int) -> dic
 
 
 #: the evaluation part's strategies: the peers and the recommended preset (set after the choice)
-EVAL_STRATEGIES: tuple[str, ...] = ("RS", "SPR", "RALR1")
+EVAL_STRATEGIES: tuple[str, ...] = ("RS", "SPR", "RALR1", "CBEAL-R", "skactiveml:GSx-window")
 
 
 def run_part(
