@@ -18,6 +18,7 @@ from .workloads import DEV, EVAL
 __all__ = ["cell_table", "label_ratio", "load_runs", "write_report"]
 
 DEV_REPLICATIONS = 2  # the development part was cut to replications 0-1 for time
+DEV_CHOICE = "F:QBCR+EMCM"  # the candidate the rule chose (registered as CBEAL-R)
 
 
 def load_runs(out: Path) -> list[dict[str, Any]]:
@@ -114,7 +115,7 @@ def _figure(rows: list[dict[str, Any]], part: tuple[str, ...], path: Path, name:
     cells = {k: v for k, v in _cells(rows).items() if k[0] in part and "RS" in v}
     keys = sorted(cells)
     cols = 5
-    fig, axes = plt.subplots(math.ceil(len(keys) / cols), cols, figsize=(3.2 * cols, 5.6),
+    fig, axes = plt.subplots(math.ceil(len(keys) / cols), cols, figsize=(3.2 * cols, 6.4),
                              squeeze=False)  # fmt: skip
     for ax, key in zip(axes.ravel(), keys, strict=False):
         by = cells[key]
@@ -130,15 +131,18 @@ def _figure(rows: list[dict[str, Any]], part: tuple[str, ...], path: Path, name:
         ax.set_xlabel("labels spent", fontsize=7)
         ax.set_ylabel("test RMSE", fontsize=7)
         ax.tick_params(labelsize=6)
-    axes.ravel()[0].legend(fontsize=5)
-    fig.suptitle("Test RMSE against labels spent (mean of 3 replications); dotted: RS's final "
-                 "RMSE; green: RMSE within the tolerance", fontsize=8)  # fmt: skip
-    fig.tight_layout()
+    handles, labels = axes.ravel()[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 5), fontsize=7)
+    reps = len({r["replication"] for r in rows if r["workload"] in part})
+    fig.suptitle(f"Test RMSE against labels spent (mean of {reps} replications; thick: RS "
+                 f"and {name or 'none'}); dotted: RS's final RMSE; green: RMSE below the "
+                 "tolerance", fontsize=8)  # fmt: skip
+    fig.tight_layout(rect=(0, 0.08, 1, 1))
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
 
-def write_report(out: Path, recommended: str = "") -> str:
+def write_report(out: Path, recommended: str = "CBEAL-R") -> str:
     """Write ``tables.md`` and the learning-curve figures of each part; returns the tables."""
     rows = load_runs(out)
     text = ""
@@ -151,6 +155,7 @@ def write_report(out: Path, recommended: str = "") -> str:
         if not table["cells"]:
             continue
         text += _markdown(table, title) + "\n"
-        _figure(rows, part, out / f"curves_{'dev' if part == DEV else 'eval'}.png", recommended)
+        chosen = DEV_CHOICE if part == DEV else recommended
+        _figure(rows, part, out / f"curves_{'dev' if part == DEV else 'eval'}.png", chosen)
     (out / "tables.md").write_text(text)
     return text
