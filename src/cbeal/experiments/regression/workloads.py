@@ -26,6 +26,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from cbeal.streams.split import StreamSplit
+
 __all__ = ["DEV", "EVAL", "WORKLOADS", "RegressionWorkload", "load_workload"]
 
 N0, N_STREAM, N_TEST = 20, 1000, 500
@@ -37,16 +39,12 @@ EVAL = ("friedman-lea", "friedman-gsg", "mv", "paper-reg-v2", "ai4i-process-temp
 WORKLOADS = DEV + EVAL
 
 
-@dataclass(frozen=True)
-class RegressionWorkload:
-    name: str
-    X0: np.ndarray
-    y0: np.ndarray
-    X_stream: np.ndarray
-    y_stream: np.ndarray
-    X_test: np.ndarray
-    y_test: np.ndarray
-    tolerance: float
+@dataclass(frozen=True, eq=False)
+class RegressionWorkload(StreamSplit):
+    """One replication of a workload: ``D0``, the stream, the test block and the tolerance."""
+
+    name: str = ""
+    tolerance: float = 1.0
 
 
 def _seed(name: str, replication: int) -> int:
