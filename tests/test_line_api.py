@@ -268,11 +268,10 @@ def test_non_finite_rewards_are_refused_and_change_nothing(
     model.learn_one(None, stream.y_stream[i], decision=d)  # the label was not lost
 
 
-def test_huge_finite_rewards_keep_the_weights_finite(stream: SimulatedStream) -> None:
-    model = cbeal6(80, seed=1, reward=1e308, penalty=-1e308).fit(stream.X0, stream.y0)
-    simulate(model, stream.X_stream, stream.y_stream)
-    assert np.isfinite(model.weights_).all() and abs(model.weights_.sum() - 1) < 1e-9
-    assert model.n_labels_ > 0
+def test_huge_finite_rewards_are_refused_at_fit(stream: SimulatedStream) -> None:
+    # bounded since issue 21 (finding 15); the bounds themselves: tests/test_reward_bounds.py
+    with pytest.raises(ParameterError, match=r"reward ρ\+ must be a number in \(0, 100\]"):
+        cbeal6(80, seed=1, reward=1e308, penalty=-1e308).fit(stream.X0, stream.y0)
 
 
 class FlakyLogReg(LogisticRegression):

@@ -15,6 +15,7 @@ __all__ = ["Exp4P"]
 
 K_ARMS = 2  # acquire, skip
 _MAX_EXP = 700.0  # math.exp overflows just above 709
+_FLOOR = 1e-300  # the smallest weight: far from underflow, so that no weight becomes 0
 
 
 class Exp4P(Params):
@@ -189,14 +190,16 @@ class Exp4P(Params):
     def _multiply(self, exponents: list[float]) -> None:
         """``α_i ← α_i · exp(e_i)`` without overflow (a common factor leaves decisions alone)."""
         if all(-_MAX_EXP < e < _MAX_EXP for e in exponents):
-            self._alpha = [a * math.exp(e) for a, e in zip(self._alpha, exponents, strict=True)]
-        else:
-            clamped = [min(max(e, -1e300), 1e300) for e in exponents]
-            top = max(clamped)
-            self._alpha = [
-                a * math.exp(max(e - top, -_MAX_EXP))
-                for a, e in zip(self._alpha, clamped, strict=True)
-            ]
+            alpha = [a * math.exp(e) for a, e in zip(self._alpha, exponents, strict=True)]
+            if 0.0 < sum(alpha) < math.inf:  # else every weight under- or one overflowed
+                self._alpha = alpha
+                self._keep_finite()
+                return
+        clamped = [min(max(e, -1e300), 1e300) for e in exponents]
+        top = max(clamped)
+        self._alpha = [
+            a * math.exp(max(e - top, -_MAX_EXP)) for a, e in zip(self._alpha, clamped, strict=True)
+        ]
         self._keep_finite()
 
     def chart_step(self) -> ChartStep:
@@ -216,6 +219,6 @@ class Exp4P(Params):
         if not 1e-100 <= total <= 1e100:
             self._alpha = [a / total for a in self._alpha]
             total = 1.0
-        floor = total * 1e-250
+        floor = max(total * 1e-250, _FLOOR)  # total * 1e-250 alone underflows below 1e-74
         if min(self._alpha) < floor:
             self._alpha = [max(a, floor) for a in self._alpha]

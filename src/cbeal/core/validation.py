@@ -2,20 +2,27 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from numbers import Real
 from typing import Any
 
 import numpy as np
 
-from cbeal.core.exceptions import InvalidInputError, UnknownLabelError
+from cbeal.core.exceptions import InvalidInputError, ParameterError, UnknownLabelError
 
 __all__ = [
+    "MAX_REWARD",
     "check_features",
     "check_labels",
+    "check_rewards",
     "check_sample",
     "check_seed",
     "label_index",
 ]
+
+#: The largest size of the reward ρ+ and of the penalty ρ− (see :func:`check_rewards`).
+MAX_REWARD = 100.0
 
 
 def _as_float_array(X: Any, what: str) -> np.ndarray:
@@ -141,3 +148,35 @@ def check_seed(random_state: Any) -> np.random.Generator:
     raise InvalidInputError(
         f"random_state must be None, an int or a numpy Generator, got {type(random_state)}."
     )
+
+
+def check_rewards(reward: Any, penalty: Any) -> tuple[float, float]:
+    """``(ρ+, ρ−)`` as floats, checked: ``0 < ρ+ ≤ 100`` and ``−100 ≤ ρ− < 0``.
+
+    Rewards enter Exp4.P unscaled (spec §2), as the exponent of the agents' weights, so
+    their size sets how far one label moves the weights; beyond a hundred times the
+    defaults a single label decides them, and near the float limits the arithmetic fails.
+
+    >>> check_rewards(1, -0.5)
+    (1.0, -0.5)
+    >>> check_rewards(1e308, -1e308)
+    Traceback (most recent call last):
+    ...
+    cbeal.core.exceptions.ParameterError: reward ρ+ must be a number in (0, 100], got 1e+308. ...
+    """
+    out = []
+    for name, value, ok, bounds in (
+        ("reward ρ+", reward, lambda v: 0.0 < v <= MAX_REWARD, "(0, 100]"),
+        ("penalty ρ−", penalty, lambda v: -MAX_REWARD <= v < 0.0, "[-100, 0)"),
+    ):
+        number = isinstance(value, Real) and not isinstance(value, bool)
+        if not (number and math.isfinite(float(value)) and ok(float(value))):
+            raise ParameterError(
+                f"{name} must be a number in {bounds}, got {value!r}. Rewards enter Exp4.P "
+                "unscaled, so their size sets how far one label moves the agents' weights: "
+                "keep them near the defaults (reward 1.0, penalty -0.5; the penalty must be "
+                "negative for the RAL threshold update), and to make the weights move faster, "
+                "raise the solver's step eta instead."
+            )
+        out.append(float(value))
+    return out[0], out[1]

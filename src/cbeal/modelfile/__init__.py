@@ -8,5 +8,14 @@ from cbeal.modelfile.archive import (
     loads_model,
     save_model,
 )
+from cbeal.modelfile.limits import Limits
 
-__all__ = ["FORMAT", "FORMAT_VERSION", "dumps_model", "load_model", "loads_model", "save_model"]
+__all__ = [
+    "FORMAT",
+    "FORMAT_VERSION",
+    "Limits",
+    "dumps_model",
+    "load_model",
+    "loads_model",
+    "save_model",
+]

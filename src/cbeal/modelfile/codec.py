@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from cbeal.core.exceptions import ModelFileError
+from cbeal.modelfile.limits import Limits, check_seedseq
 
 __all__ = ["Decoder", "Encoder", "cbeal_classes"]
 
@@ -174,9 +175,15 @@ class Decoder:
     """Rebuilds the objects an :class:`Encoder` wrote, from allow-listed classes only."""
 
     def __init__(
-        self, arrays: Any, blobs: dict[str, bytes], trusted: dict[str, type], skops_trusted: list
+        self,
+        arrays: dict[str, np.ndarray],
+        blobs: dict[str, bytes],
+        trusted: dict[str, type],
+        skops_trusted: list,
+        limits: Limits,
     ) -> None:
-        self.arrays = arrays
+        self.arrays = arrays  # each is used once: taken out, not copied
+        self.limits = limits
         self.blobs = blobs
         self.classes = {**cbeal_classes(), **trusted}
         self.skops_trusted = skops_trusted
@@ -217,7 +224,8 @@ class Decoder:
         elif "__rng__" in node:
             value = self._rng(node)
         elif "__seedseq__" in node:
-            value = np.random.SeedSequence(**self.decode(node["__seedseq__"]))
+            params = check_seedseq(self.decode(node["__seedseq__"]), self.limits)
+            value = np.random.SeedSequence(**params)
         elif "__skops__" in node:
             value = self._skops(node["__skops__"])
         elif "__obj__" in node:
@@ -235,7 +243,7 @@ class Decoder:
             out[:] = items
             return out.reshape(node["shape"])
         try:
-            return np.array(self.arrays[node["__array__"]])
+            return self.arrays.pop(node["__array__"])
         except KeyError:
             raise ModelFileError(f"array {node['__array__']!r} is missing from the file") from None
 

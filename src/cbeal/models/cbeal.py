@@ -56,7 +56,7 @@ class CbeAL(StreamLearner):
     epsilon
         Ensemble-level ε-greedy exploration.
     reward, penalty
-        ``ρ+`` (finite, > 0) and ``ρ−`` (finite, < 0).
+        ``ρ+`` in (0, 100] and ``ρ−`` in [−100, 0); they enter Exp4.P unscaled.
     classes
         Every label that can occur; default: the labels of ``D0``.
     refit_every

@@ -45,6 +45,7 @@ from cbeal.core.budget import LabelRate
 from cbeal.core.validation import (
     check_features,
     check_labels,
+    check_rewards,
     check_sample,
     check_seed,
     label_index,
@@ -201,21 +202,8 @@ class StreamLearner(Params):
             )
 
     def _rewards(self) -> tuple[float, float]:
-        """``(ρ+, ρ−)``, checked: finite, ρ+ > 0 and ρ− < 0."""
-        try:
-            reward, penalty = float(self.reward), float(self.penalty)
-        except (TypeError, ValueError):
-            raise ParameterError(
-                f"reward and penalty must be numbers, got {self.reward!r} and {self.penalty!r}"
-            ) from None
-        if not (math.isfinite(reward) and reward > 0.0):
-            raise ParameterError(f"reward ρ+ must be a finite number > 0, got {self.reward!r}")
-        if not (math.isfinite(penalty) and penalty < 0.0):
-            raise ParameterError(
-                f"penalty ρ− must be a finite negative number (e.g. -0.5), got {self.penalty!r};"
-                " the RAL threshold update is only correct with a negative penalty"
-            )
-        return reward, penalty
+        """``(ρ+, ρ−)``, checked (:func:`~cbeal.core.validation.check_rewards`)."""
+        return check_rewards(self.reward, self.penalty)
 
     def _check_fitted(self) -> None:
         if "policy_" not in self.__dict__:
@@ -356,7 +344,8 @@ class StreamLearner(Params):
         sample. The reward is computed from the prediction recorded in the decision, the
         reward-learning agents and the bandit update, the sample joins the labelled pool
         and the learner is retrained (``refit_every``). If retraining fails, the error is raised
-        and nothing changed: the decision is still pending and the call can be retried.
+        and nothing changed: the decision is still pending and the call can be retried. If
+        an agent fails to learn from the label, the decision stays pending too.
         """
         with self._mutex:
             self._check_fitted()
@@ -382,9 +371,18 @@ class StreamLearner(Params):
                 new = self._learner.fitted_on(
                     np.asarray([*self._pool_X, rec.x]), np.asarray([*self._pool_y, yi])
                 )
+            try:  # before the decision leaves the pending ones: a failure loses no label
+                self.policy_.on_label(rec.proposal, r, penalty, rec.x, yi)
+            except Exception as exc:
+                note = getattr(exc, "add_note", None)  # Python ≥ 3.11
+                if note is not None:
+                    note(
+                        f"decision {rec.decision.id} is still pending: deliver its label again "
+                        "once the cause is fixed"
+                    )
+                raise
             del self._pending[t]
             self._labelled.add(t)
-            self.policy_.on_label(rec.proposal, r, penalty, rec.x, yi)
             self._pool_X.append(rec.x)
             self._pool_y.append(yi)
             self.n_labels_ += 1
@@ -417,12 +415,16 @@ class StreamLearner(Params):
     def reward_of(self, decision: Decision, y: Any) -> float:
         """The reward label `y` earns `decision`: ρ+ if the recorded prediction was wrong."""
         self._check_fitted()
+<<<<<<< HEAD
         task = self._task
         if task is not None:
             return task.reward(task.target(y), decision.y_pred, *self._rewards())
+=======
+        reward, penalty = self._rewards()
+>>>>>>> main
         yi = label_index(self.classes_, y)
         wrong = yi != label_index(self.classes_, decision.y_pred)
-        return float(self.reward) if wrong else float(self.penalty)
+        return reward if wrong else penalty
 
     def _resolve(self, decision: Any) -> int:
         """The stream position of a pending decision given as object, dict or id."""
@@ -727,16 +729,21 @@ class StreamLearner(Params):
             return save_model(self, path)
 
     @classmethod
-    def load(cls: type[M], path: Any, *, trusted: Sequence[Any] = ()) -> M:
+    def load(cls: type[M], path: Any, *, trusted: Sequence[Any] = (), limits: Any = None) -> M:
         """Read a model written by :meth:`save`; it continues exactly where it stopped.
 
         `trusted` lists further classes the file may contain (your own agents or
         estimators); anything else that is not cbeal's, numpy's or scikit-learn's is
-        refused with a :class:`~cbeal.ModelFileError`.
+        refused with a :class:`~cbeal.ModelFileError`. `limits` bounds what the file may
+        cost to load (a :class:`cbeal.modelfile.Limits`; None: the defaults, 1 GiB in
+        total, compression ratios up to 300, nesting 100 deep, arrays up to 512 MiB):
+        anything beyond is refused before it is inflated or allocated, with an error that
+        names the limit to raise, e.g. ``limits=Limits(max_bytes=4 * 2**30)``. Every
+        failure to load, whatever its cause, is a :class:`~cbeal.ModelFileError`.
         """
         from cbeal.modelfile import load_model
 
-        return load_model(path, cls, trusted=trusted)
+        return load_model(path, cls, trusted=trusted, limits=limits)
 
     def to_bytes(self) -> bytes:
         """The model file's content as bytes (e.g. for a database); see :meth:`save`."""
@@ -746,8 +753,10 @@ class StreamLearner(Params):
             return dumps_model(self)
 
     @classmethod
-    def from_bytes(cls: type[M], data: bytes, *, trusted: Sequence[Any] = ()) -> M:
+    def from_bytes(
+        cls: type[M], data: bytes, *, trusted: Sequence[Any] = (), limits: Any = None
+    ) -> M:
         """The model :meth:`to_bytes` wrote; see :meth:`load`."""
         from cbeal.modelfile import loads_model
 
-        return loads_model(data, cls, trusted=trusted)
+        return loads_model(data, cls, trusted=trusted, limits=limits)
