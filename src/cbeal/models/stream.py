@@ -415,13 +415,10 @@ class StreamLearner(Params):
     def reward_of(self, decision: Decision, y: Any) -> float:
         """The reward label `y` earns `decision`: ρ+ if the recorded prediction was wrong."""
         self._check_fitted()
-<<<<<<< HEAD
+        reward, penalty = self._rewards()
         task = self._task
         if task is not None:
-            return task.reward(task.target(y), decision.y_pred, *self._rewards())
-=======
-        reward, penalty = self._rewards()
->>>>>>> main
+            return task.reward(task.target(y), decision.y_pred, reward, penalty)
         yi = label_index(self.classes_, y)
         wrong = yi != label_index(self.classes_, decision.y_pred)
         return reward if wrong else penalty
