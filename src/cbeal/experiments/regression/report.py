@@ -58,9 +58,12 @@ def cell_table(rows: list[dict[str, Any]], part: tuple[str, ...]) -> dict[str, A
     strategies = sorted({s for v in cells.values() for s in v})
     ratios: dict[str, dict[tuple[str, str], float]] = defaultdict(dict)
     ranks: dict[str, list[float]] = defaultdict(list)
+    rel: dict[str, list[float]] = defaultdict(list)  # final RMSE in % of RS's, per cell
     for key, by in sorted(cells.items()):
         finals = {s: float(np.mean([r["final"]["rmse"] for r in runs])) for s, runs in by.items()}
         order = sorted(finals, key=finals.__getitem__)
+        for s in finals:
+            rel[s].append(100.0 * (finals[s] / finals["RS"] - 1.0))
         for s, runs in by.items():
             ratios[s][key] = label_ratio(runs, by["RS"])
             ranks[s].append(1 + order.index(s))
@@ -70,6 +73,10 @@ def cell_table(rows: list[dict[str, Any]], part: tuple[str, ...]) -> dict[str, A
         summary[s] = {
             "median_ratio": float(np.median(list(ratios[s].values()))),
             "mean_rank": float(np.mean(ranks[s])),
+            "vs_rs": float(np.mean(rel[s])),
+            "vs_rs_se": float(np.std(rel[s], ddof=1) / np.sqrt(len(rel[s])))
+            if len(rel[s]) > 1
+            else math.nan,
             "rmse": float(np.mean([r["final"]["rmse"] for r in runs])),
             "in_band": float(np.mean([r["final"]["in_band"] for r in runs])),
             "labels": float(np.mean([r["labels"] for r in runs])),
@@ -85,14 +92,15 @@ def _fmt(x: float) -> str:
 
 
 def _markdown(table: dict[str, Any], title: str) -> str:
-    lines = [f"### {title}", "", "| strategy | median label ratio | mean rank (final RMSE) | "
-             "final RMSE | in band | labels | first half | CPU s/run | cells |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]  # fmt: skip
+    head = ("| strategy | median label ratio | mean rank (final RMSE) | final RMSE vs RS (%) | "
+            "final RMSE | in band | labels | first half | CPU s/run | cells |")  # fmt: skip
+    lines = [f"### {title}", "", head, "|---|" + "---:|" * 9]
     summary = table["summary"]
     for s in sorted(summary, key=lambda k: (summary[k]["median_ratio"], summary[k]["mean_rank"])):
         v = summary[s]
         lines.append(
-            f"| {s} | {_fmt(v['median_ratio'])} | {v['mean_rank']:.2f} | {v['rmse']:.3f} | "
+            f"| {s} | {_fmt(v['median_ratio'])} | {v['mean_rank']:.2f} | "
+            f"{v['vs_rs']:+.1f} ± {v['vs_rs_se']:.1f} | {v['rmse']:.3f} | "
             f"{v['in_band']:.3f} | {v['labels']:.1f} | {v['first_half']:.2f} | "
             f"{v['cpu_s']:.1f} | {v['cells']} |"
         )
