@@ -249,3 +249,20 @@ def test_the_readme_draft_example_runs(capsys: pytest.CaptureFixture[str]) -> No
     assert re.fullmatch(r"\d+\.\d Nm, P\(within ±2\.5 Nm\) = [01]\.\d\d", lines[0]), lines[0]
     labels = int(lines[1].split()[0])
     assert 0 < labels <= 118 and "'in_band'" in lines[1]
+
+
+def test_query_many_decides_like_query_one_for_a_regressor(
+    data: tuple[np.ndarray, np.ndarray],
+) -> None:
+    X, y = data
+    make = lambda: CbeAL.from_agents(  # noqa: E731
+        ["RALR1", "EMCM", "LD1"], estimator=BayesianRidge(), budget=30, tolerance=0.15,
+        random_state=4, id_prefix="line",
+    ).fit(X[:20], y[:20])  # fmt: skip
+    a, b = make(), make()
+    many = a.query_many(X[20:120])
+    one = [b.query_one(x) for x in X[20:120]]
+    assert [d.to_dict() for d in many] == [d.to_dict() for d in one]
+    assert any(d.acquire for d in many) and isinstance(many[0].y_pred, float)
+    with pytest.raises(TaskError, match="without it"):
+        a.query_one(X[0], proba=[0.5, 0.5])

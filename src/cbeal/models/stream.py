@@ -234,7 +234,8 @@ class StreamLearner(Params):
         """Decide on a batch of samples, in order, with one ``predict_proba`` call.
 
         The decisions are those of ``query_one`` called row by row (no label can arrive in
-        between, so the learner is the same for every row).
+        between, so the learner is the same for every row). A regressor predicts row by
+        row, so that the decisions are exactly the same.
         """
         with self._mutex:
             self._check_fitted()
@@ -243,8 +244,9 @@ class StreamLearner(Params):
                 P = Z
             elif self._task is None:
                 P = self._learner.predict_proba(Z)
-            else:
-                P = self._learner.predict_dist(Z)  # type: ignore[attr-defined]
+            else:  # row by row: a regressor's batched spread can differ in the last bits
+                dist = self._learner.predict_dist  # type: ignore[attr-defined]
+                P = np.vstack([dist(Z[i : i + 1]) for i in range(Z.shape[0])])
             return [self._decide(z, p) for z, p in zip(Z, P, strict=True)]
 
     def _features_one(self, x: Any, transformed: bool) -> np.ndarray:
