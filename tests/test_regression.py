@@ -18,7 +18,7 @@ from cbeal.core import Context, ReinforcedSpreadAgent, ScoreFusion, SpaceFilling
 from cbeal.core.exceptions import InvalidInputError, ParameterError
 from cbeal.core.regression import in_band_probability, regression_reward
 from cbeal.evaluation.regression import labels_to_reach
-from cbeal.learners import BootstrapRegressor
+from cbeal.learners import BootstrapRegressor, QuantilePairRegressor
 
 
 @pytest.fixture(scope="module")
@@ -46,8 +46,13 @@ def test_reward_is_the_tolerance_band_or_the_graded_normalized_error() -> None:
 
 @pytest.mark.parametrize(
     "estimator",
-    [BayesianRidge(), GaussianProcessRegressor(), BootstrapRegressor(LinearRegression())],
-    ids=["bayesridge", "gp", "bootstrap"],
+    [
+        BayesianRidge(),
+        GaussianProcessRegressor(),
+        BootstrapRegressor(LinearRegression()),
+        QuantilePairRegressor(),
+    ],
+    ids=["bayesridge", "gp", "bootstrap", "quantile-pair"],
 )
 def test_every_spread_learner_runs_a_stream_within_budget(
     data: tuple[np.ndarray, np.ndarray], estimator: object

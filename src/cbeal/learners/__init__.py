@@ -16,7 +16,11 @@ from cbeal.learners.adapter import LearnerAdapter
 from cbeal.learners.committee import CommitteeAgent
 from cbeal.learners.platt_svm import PlattSVC
 from cbeal.learners.preprocess import fit_preprocessor
-from cbeal.learners.regression import BootstrapRegressor, RegressionAdapter
+from cbeal.learners.regression import (
+    BootstrapRegressor,
+    QuantilePairRegressor,
+    RegressionAdapter,
+)
 from cbeal.learners.regression_committee import CommitteeVarianceAgent, ExpectedChangeAgent
 
 __all__ = [
@@ -26,6 +30,7 @@ __all__ = [
     "ExpectedChangeAgent",
     "LearnerAdapter",
     "PlattSVC",
+    "QuantilePairRegressor",
     "RegressionAdapter",
     "fit_preprocessor",
 ]

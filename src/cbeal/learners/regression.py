@@ -19,7 +19,13 @@ from sklearn.utils.validation import check_is_fitted, check_random_state
 from cbeal.core.exceptions import InvalidInputError, ParameterError, TaskError
 from cbeal.learners.adapter import LearnerAdapter
 
-__all__ = ["BootstrapRegressor", "RegressionAdapter", "has_spread", "is_regression"]
+__all__ = [
+    "BootstrapRegressor",
+    "QuantilePairRegressor",
+    "RegressionAdapter",
+    "has_spread",
+    "is_regression",
+]
 
 
 def is_regression(estimator: Any) -> bool:
@@ -142,6 +148,83 @@ class BootstrapRegressor(RegressorMixin, BaseEstimator):
         if not return_std:
             return mean
         return mean, np.sqrt(P.var(axis=0, ddof=1) + self.oob_mse_)
+
+
+class QuantilePairRegressor(RegressorMixin, BaseEstimator):
+    """A quantile regressor fitted at a low and a high quantile, with a predictive spread.
+
+    Three clones of `estimator` are fitted: at the quantiles ``q``, ``0.5`` and ``1 − q``
+    (``q = 0.1587`` by default, one normal standard deviation below the median). The
+    prediction is the median; its spread is half the distance between the outer two,
+    divided by the normal quantile of ``1 − q`` (so it is ``σ`` for normal errors), and
+    it may differ from part to part (heteroscedastic) even for a linear model.
+
+    Parameters
+    ----------
+    estimator
+        A quantile regressor whose quantile is the parameter ``quantile`` (scikit-learn's
+        ``QuantileRegressor``, ``HistGradientBoostingRegressor(loss="quantile")``) or
+        ``alpha`` with ``loss="quantile"`` (``GradientBoostingRegressor``); None =
+        ``QuantileRegressor(alpha=0.0)`` (linear, no penalty).
+    q
+        The lower quantile, in (0, 0.5).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from cbeal.learners import QuantilePairRegressor
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(0, 1, size=(200, 1))
+    >>> y = X[:, 0] + X[:, 0] * rng.normal(size=200)    # noise grows with x
+    >>> mean, std = QuantilePairRegressor().fit(X, y).predict([[0.1], [0.9]], return_std=True)
+    >>> bool(std[1] > 3 * std[0])
+    True
+    """
+
+    def __init__(self, estimator: Any = None, *, q: float = 0.1587) -> None:
+        self.estimator = estimator
+        self.q = q
+
+    def _at(self, template: Any, quantile: float) -> Any:
+        est = clone(template)
+        params = est.get_params()
+        if "quantile" in params:
+            return est.set_params(quantile=quantile)
+        if params.get("loss") == "quantile" and "alpha" in params:
+            return est.set_params(alpha=quantile)
+        raise ParameterError(
+            f"{type(template).__name__} has no quantile to set; use QuantileRegressor, "
+            "HistGradientBoostingRegressor(loss='quantile') or "
+            "GradientBoostingRegressor(loss='quantile')"
+        )
+
+    def fit(self, X: Any, y: Any) -> QuantilePairRegressor:
+        """Fit the low, median and high quantile models; returns self."""
+        q = self.q
+        if isinstance(q, bool) or not isinstance(q, (int, float)) or not 0.0 < q < 0.5:
+            raise ParameterError(f"q must be a quantile in (0, 0.5), got {q!r}")
+        if self.estimator is None:
+            from sklearn.linear_model import QuantileRegressor
+
+            template: Any = QuantileRegressor(alpha=0.0)
+        else:
+            template = self.estimator
+        X, y = np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.float64)
+        self.estimators_ = [self._at(template, p).fit(X, y) for p in (q, 0.5, 1.0 - q)]
+        self.n_features_in_ = X.shape[1]
+        return self
+
+    def predict(self, X: Any, return_std: bool = False) -> Any:
+        """The median prediction; with `return_std`, also the spread."""
+        from scipy.stats import norm
+
+        check_is_fitted(self, "estimators_")
+        X = np.asarray(X, dtype=np.float64)
+        low, mid, high = (np.asarray(e.predict(X), dtype=np.float64) for e in self.estimators_)
+        if not return_std:
+            return mid
+        z = float(norm.ppf(1.0 - float(self.q)))
+        return mid, np.abs(high - low) / (2.0 * z)
 
 
 class RegressionAdapter(LearnerAdapter):

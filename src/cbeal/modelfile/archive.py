@@ -188,6 +188,7 @@ def _skops_trusted(extra: list[str]) -> list[str]:
     return [
         "cbeal.learners.platt_svm.PlattSVC",
         "cbeal.learners.regression.BootstrapRegressor",
+        "cbeal.learners.regression.QuantilePairRegressor",
         "numpy.dtype",
         *extra,
     ]
