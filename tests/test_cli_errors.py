@@ -96,7 +96,15 @@ def test_serve_on_a_port_in_use(tmp_path: Path) -> None:
     assert code == 1 and f"port {port}" in one_line(err) and "--port" in err
 
 
-@pytest.mark.parametrize("command", [["serve"], ["token", "create", "--role", "admin"]])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["serve"],
+        ["token", "create", "--role", "admin"],
+        ["token", "list"],
+        ["token", "revoke", "x"],
+    ],
+)
 def test_an_unreachable_database_is_one_line(command: list[str]) -> None:
     url = "postgresql+psycopg://nobody@127.0.0.1:1/none"
     code, err = cbeal(*command, "--db", url)

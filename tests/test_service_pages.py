@@ -113,8 +113,18 @@ def answers(db: str) -> dict[int, Any]:
     return out
 
 
+def showing(page: Any, part: str, shown: bool = True) -> None:
+    """Wait until the page shows (or no longer shows) `part`. A function, not an expression:
+    Playwright evaluates an expression with eval() in the page, which the CSP forbids."""
+    page.wait_for_function(
+        "([part, shown]) => "
+        "document.querySelector('#task h1').textContent.includes(part) === shown",
+        arg=[part, shown],
+    )
+
+
 def gone(page: Any, part: str) -> None:
-    page.wait_for_function(f"!document.querySelector('#task h1').textContent.includes('{part}')")
+    showing(page, part, shown=False)
 
 
 def current(page: Any) -> tuple[int, str]:
@@ -129,10 +139,10 @@ def test_label_by_click_and_keyboard_undo_and_the_dashboard_moves(site: dict[str
     page.wait_for_selector(".answers button")
     task1, part1 = current(page)
     page.get_by_role("button", name="fail", exact=False).first.click()  # by click
-    page.wait_for_function(f"!document.querySelector('#task h1').textContent.includes('{part1}')")
+    gone(page, part1)
     task2, part2 = current(page)
     page.keyboard.press("2")  # by keyboard: class 2 is "fail" (classes: ok, fail)
-    page.wait_for_function(f"!document.querySelector('#task h1').textContent.includes('{part2}')")
+    gone(page, part2)
     task3, _ = current(page)
     page.keyboard.press(" ")  # skip
     page.wait_for_selector(".recent li >> text=skipped")
@@ -140,10 +150,10 @@ def test_label_by_click_and_keyboard_undo_and_the_dashboard_moves(site: dict[str
     assert got[task1] == ("labelled", "fail") and got[task2] == ("labelled", "fail")
     assert task3 not in got  # skipped: back in the queue
     page.keyboard.press("Backspace")  # undo the last answer: part2 comes back
-    page.wait_for_function(f"document.querySelector('#task h1').textContent.includes('{part2}')")
+    showing(page, part2)
     assert task2 not in answers(site["db"])
     page.keyboard.press("1")  # answer it again, differently
-    page.wait_for_function(f"!document.querySelector('#task h1').textContent.includes('{part2}')")
+    gone(page, part2)
     assert answers(site["db"])[task2] == ("labelled", "ok")
     page.keyboard.press("c")  # cannot tell
     page.wait_for_selector(".recent li >> text=cannot tell")
@@ -233,3 +243,46 @@ def test_the_page_and_dashboard_tell_the_truth(site: dict[str, Any]) -> None:
     last = hist["bins"][-1]
     assert last["model_version"] == status["model_version"]
     assert last["prequential_accuracy"] == status["prequential_accuracy"]
+
+
+def test_the_pages_work_under_the_csp_and_show_a_scoped_token_its_lines(
+    site: dict[str, Any],
+) -> None:
+    # issue 21: a Content-Security-Policy without inline script; a token scoped to a line
+    # sees that line only
+    from cbeal.service.engine.tokens import create_token
+
+    url = site["server"].url
+    engine = connect(site["db"])
+    admin = {"Authorization": f"Bearer {create_token(engine, role='admin', name='ops')}"}
+    scoped = create_token(engine, role="annotate", name="press-3-only", streams=["press-3"])
+    engine.dispose()
+    s = line(seed=3)
+    cfg = stream_config(s, name="oven-1", budget="10%")
+    cfg["features"] = ["temperature", "pressure", "torque", "speed", "vibration", "wear"]
+    httpx.post(f"{url}/api/v1/streams", json=cfg, timeout=60, headers=admin).raise_for_status()
+    page = site["browser"].new_page()
+    violations: list[str] = []
+    page.on("console", lambda m: violations.append(m.text) if "Security Policy" in m.text else None)
+    reply = page.goto(f"{url}/ui/")
+    assert reply is not None and "script-src 'self'" in reply.headers["content-security-policy"]
+    page.fill("#token", scoped)
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#list li a")
+    lines = page.locator("#list li strong").all_inner_texts()
+    assert lines == ["press-3"]  # not oven-1
+    page.goto(f"{url}/ui/dashboard.html?stream=press-3")
+    page.wait_for_selector("#c-budget svg")
+    page.goto(f"{url}/ui/label.html?stream=press-3")
+    page.wait_for_selector(".answers button")
+    page.goto(f"{url}/ui/dashboard.html?stream=oven-1")
+    page.wait_for_selector("#tiles .error >> text=not one of them")
+    page.click("[data-sign-out]")  # wired without an inline handler
+    page.wait_for_selector("#token")
+    assert page.evaluate("sessionStorage.getItem('cbeal-token')") is None
+    assert violations == []
+    # the same page with the unscoped token lists both lines
+    page.fill("#token", site["token"])
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#list li a")
+    assert set(page.locator("#list li strong").all_inner_texts()) == {"press-3", "oven-1"}

@@ -12,6 +12,8 @@ from cbeal.core.exceptions import ParameterError
 
 __all__ = ["EntropyAgent"]
 
+_LOG2 = math.log(2)
+
 
 class EntropyAgent(Agent):
     """Acquisition probability ``H^d``: ``H`` the normalised entropy of the learner's
@@ -75,11 +77,13 @@ class EntropyAgent(Agent):
         self.rate_ = float(self.budget_fraction)
 
     def advise_one(self, ctx: Context) -> float:
-        p = ctx.proba[ctx.proba > 0.0]
-        if p.size < 2:
-            h = 0.0  # one class certain: nothing to learn from the learner's view
+        p = ctx.proba
+        pair = p.tolist() if p.shape[0] == 2 else None
+        if pair is not None and pair[0] > 0.0 and pair[1] > 0.0:  # the hot path, two classes
+            terms = (p * np.log(p)).tolist()  # numpy's sum of two terms is their float sum
+            h = -(terms[0] + terms[1]) / _LOG2
         else:
-            h = float(-(p * np.log(p)).sum() / math.log(p.size))
+            h = self._entropy(p[p > 0.0])
         advice = min(1.0, max(0.0, h)) ** self.discount_
         b = float(self.budget_fraction)
         # the expected advice, not a draw: the controller sees no sampling noise
@@ -87,3 +91,10 @@ class EntropyAgent(Agent):
         step = float(self.gain) * (self.rate_ - b) / b
         self.discount_ = min(1000.0, max(0.05, self.discount_ * math.exp(step)))
         return advice
+
+    @staticmethod
+    def _entropy(p: np.ndarray) -> float:
+        """Normalised entropy of the positive probabilities `p`."""
+        if p.size < 2:
+            return 0.0  # one class certain: nothing to learn from the learner's view
+        return float(-(p * np.log(p)).sum() / math.log(p.size))

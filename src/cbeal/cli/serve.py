@@ -99,7 +99,7 @@ def _started_lines(args: argparse.Namespace, db: str) -> list[str]:
 
     url = f"http://{args.host}:{args.port}"
     lines = [
-        f"cbeal serve: listening on {url} (the expert's pages: {url}/ui/, API: {url}/docs)",
+        f"cbeal serve: listening on {url} (the expert's pages: {url}/ui/, API: {url}/openapi.json)",
         f"cbeal serve: database {redact(db)}",
     ]
     if args.open:
@@ -168,7 +168,9 @@ def _token_parser(sub: Any) -> None:
     token = sub.add_parser(
         "token",
         help="manage API tokens of the service",
-        description="Manage the service's API tokens.",
+        description="Manage the service's API tokens: create, list, revoke. Only a token's "
+        "hash is stored; a revocation holds from the next request on, in every process "
+        "that uses the database.",
         formatter_class=HelpFormatter,
     )
     token_sub = token.add_subparsers(dest="action", required=True, title="actions")
@@ -185,12 +187,37 @@ def _token_parser(sub: Any) -> None:
         help="what the token may do",
     )
     create.add_argument("--name", default="cli", help="who uses it (shown in the audit)")
+    create.add_argument(
+        "--stream",
+        action="append",
+        default=None,
+        metavar="NAME",
+        help="scope the token to this stream (repeat for several); default: every stream",
+    )
     _db_flag(create)
     create.set_defaults(func=run_token_create)
+    listing = token_sub.add_parser(
+        "list",
+        help="list the tokens (never their secrets)",
+        description="List the live tokens: name, role, streams, created, last used.",
+        formatter_class=HelpFormatter,
+    )
+    listing.add_argument("--revoked", action="store_true", help="list revoked tokens too")
+    _db_flag(listing)
+    listing.set_defaults(func=run_token_list)
+    revoke = token_sub.add_parser(
+        "revoke",
+        help="revoke the tokens of a name",
+        description="Revoke every live token of NAME: refused from the next request on.",
+        formatter_class=HelpFormatter,
+    )
+    revoke.add_argument("name", metavar="NAME", help="the token's name (see: cbeal token list)")
+    _db_flag(revoke)
+    revoke.set_defaults(func=run_token_revoke)
 
 
-def run_token_create(args: argparse.Namespace) -> int:
-    from cbeal.service.engine.tokens import create_token
+def _token_db(args: argparse.Namespace) -> Any:
+    """The migrated database of the token commands (None: said why in one line)."""
     from cbeal.service.store.db import DatabaseUnavailable, connect, migrate
 
     try:
@@ -198,8 +225,79 @@ def run_token_create(args: argparse.Namespace) -> int:
         migrate(engine)
     except DatabaseUnavailable as exc:
         print(f"cbeal: error: {exc}", file=sys.stderr)
+        return None
+    return engine
+
+
+def run_token_create(args: argparse.Namespace) -> int:
+    from cbeal.core.exceptions import ParameterError
+    from cbeal.service.engine.tokens import create_token
+
+    engine = _token_db(args)
+    if engine is None:
         return 1
-    token = create_token(engine, role=args.role, name=args.name)
+    try:
+        token = create_token(engine, role=args.role, name=args.name, streams=args.stream)
+    except ParameterError as exc:
+        print(f"cbeal: error: {exc}", file=sys.stderr)
+        return 2
+    scope = "every stream" if args.stream is None else "streams " + ", ".join(args.stream)
     print(token)
-    print(f"(role {args.role}; shown once — only its hash is stored)", file=sys.stderr)
+    print(f"(role {args.role}, {scope}; shown once — only its hash is stored)", file=sys.stderr)
+    return 0
+
+
+def _when(at: float | None) -> str:
+    import datetime as dt
+
+    if at is None:
+        return "never"
+    return dt.datetime.fromtimestamp(at, dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def run_token_list(args: argparse.Namespace) -> int:
+    from cbeal.service.engine.tokens import list_tokens
+
+    engine = _token_db(args)
+    if engine is None:
+        return 1
+    found = list_tokens(engine, revoked=args.revoked)
+    head = ["id", "name", "role", "streams", "created", "last used"]
+    rows = [
+        [
+            str(t["id"]),
+            t["name"],
+            t["role"],
+            "all" if t["streams"] is None else ",".join(t["streams"]),
+            _when(t["created_at"]),
+            _when(t["last_used_at"]),
+        ]
+        + ([f"revoked {_when(t['revoked_at'])}" if t["revoked_at"] else ""] if args.revoked else [])
+        for t in found
+    ]
+    if args.revoked:
+        head.append("revoked")
+    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
+    for row in [head, *rows]:
+        print("  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)).rstrip())
+    if not rows:
+        print("(no tokens: create one with cbeal token create)", file=sys.stderr)
+    return 0
+
+
+def run_token_revoke(args: argparse.Namespace) -> int:
+    from cbeal.service.engine.tokens import revoke_tokens
+
+    engine = _token_db(args)
+    if engine is None:
+        return 1
+    done = revoke_tokens(engine, args.name)
+    if not done:
+        print(
+            f"cbeal: error: no live token is named {args.name!r} (see: cbeal token list)",
+            file=sys.stderr,
+        )
+        return 1
+    ids = ", ".join(f"#{i}" for i in done)
+    print(f"revoked {len(done)} token(s) named {args.name!r} ({ids}); refused from now on")
     return 0

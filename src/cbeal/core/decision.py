@@ -108,6 +108,15 @@ class Decision:
         for arr in (self.advice, self.weights, self.proba):
             arr.setflags(write=False)
 
+    @classmethod
+    def _of(cls, **fields: Any) -> Decision:
+        """A decision from every one of its fields, in half the constructor's time (the
+        stream model's hot path; the generated ``__init__`` sets frozen fields one by one)."""
+        d = object.__new__(cls)
+        d.__dict__.update(fields)
+        d.__post_init__()
+        return d
+
     @property
     def fused(self) -> bool:
         """Whether score fusion made this decision (rather than the agents' vote)."""

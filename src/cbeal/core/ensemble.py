@@ -93,6 +93,7 @@ class AgentEnsemble(Policy):
             raise ParameterError(f"epsilon must be in [0, 1), got {self.epsilon}")
         self.agents_ = [(n, a.clone().fit(X0, rng, y0)) for n, a in name_agents(self.agents)]
         self._plan(X0)
+        self.__dict__.pop("_deciders", None)
         self.solver_ = (self.solver.clone() if self.solver is not None else Exp4P()).start(
             len(self.agents_)
         )
@@ -112,10 +113,23 @@ class AgentEnsemble(Policy):
         grouped = {i for idx, _ in self._groups for i in idx}
         self._solo = [(i, a) for i, (_, a) in enumerate(self.agents_) if i not in grouped]
 
+    def _deciding(self) -> list[tuple[int, Agent]]:
+        """The agents that track the drawn decisions (others inherit a no-op
+        ``decided_one``): calling only them saves a call per agent per sample."""
+        found = self.__dict__.get("_deciders")
+        if found is None:
+            found = [
+                (i, a)
+                for i, (_, a) in enumerate(self.agents_)
+                if type(a).decided_one is not Agent.decided_one
+            ]
+            self.__dict__["_deciders"] = found
+        return found
+
     def propose(self, ctx: Context) -> Proposal:
         advice = np.empty(len(self.agents_))
         for idx, group in self._groups:
-            advice[idx] = group.advise(ctx.x)
+            group.advise_into(ctx.x, advice, idx)
         for i, agent in self._solo:
             advice[i] = agent.advise_one(ctx)
         p = self.solver_.distribution(advice)
@@ -125,8 +139,9 @@ class AgentEnsemble(Policy):
 
     def on_decision(self, proposal: Proposal, acquired: bool) -> None:
         self.solver_.update_decision(proposal.advice, proposal.p_acquire)
-        for (_, agent), a in zip(self.agents_, proposal.advice, strict=True):
-            agent.decided_one(float(a), acquired)
+        advice = proposal.advice
+        for i, agent in self._deciding():
+            agent.decided_one(float(advice[i]), acquired)
 
     def on_label(
         self, proposal: Proposal, reward: float, penalty: float, x: np.ndarray, y_index: int

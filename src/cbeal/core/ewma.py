@@ -4,21 +4,31 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from cbeal.core.exceptions import ParameterError
+from cbeal.core.window import KERNELS
 
 __all__ = ["ChartStep", "EWMAChart"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class ChartStep:
     """What one chart step did: weights before/after flipping and which agents flipped."""
 
     weights_exp4p: np.ndarray
     weights_after: np.ndarray
     flipped: np.ndarray
+
+    def __init__(
+        self, weights_exp4p: np.ndarray, weights_after: np.ndarray, flipped: np.ndarray
+    ) -> None:
+        # the fields at once: a third of the generated frozen __init__'s time, every step
+        self.__dict__.update(
+            weights_exp4p=weights_exp4p, weights_after=weights_after, flipped=flipped
+        )
 
 
 class EWMAChart:
@@ -60,9 +70,10 @@ class EWMAChart:
         self.h = float(h)
         self.t = 0
         # Plain floats: with a handful of agents this is several times faster than numpy.
-        self.z = [self.mu] * n_agents
-        self.mean = [0.0] * n_agents
-        self.m2 = [0.0] * n_agents
+        # (float arrays once the compiled kernels ran: same values, either works for both)
+        self.z: Any = [self.mu] * n_agents
+        self.mean: Any = [0.0] * n_agents
+        self.m2: Any = [0.0] * n_agents
 
     def limit_halfwidth(self) -> np.ndarray:
         """Current half-width of the control limits around ``μ``, per agent."""
@@ -78,8 +89,11 @@ class EWMAChart:
         k = self.h * math.sqrt(lam / (2.0 - lam))
         return [k * math.sqrt(m2 / n1) for m2 in self.m2]
 
-    def step(self, alpha: list[float]) -> tuple[ChartStep, list[float]]:
+    def step(self, alpha: Any) -> tuple[ChartStep, Any]:
         """One chart step on the raw weights `alpha`; returns the step and the new weights."""
+        kernel = KERNELS.get("chart_step")
+        if kernel is not None and type(alpha) is np.ndarray:
+            return self._compiled(kernel, alpha)
         total = sum(alpha)
         ws = [a / total for a in alpha]
         self.t += 1
@@ -113,3 +127,21 @@ class EWMAChart:
             weights_exp4p=np.array(ws), weights_after=np.array(after), flipped=np.array(out)
         )
         return step, alpha
+
+    def _compiled(self, kernel: Any, alpha: np.ndarray) -> tuple[ChartStep, Any]:
+        """:meth:`step` by the compiled kernel (:mod:`cbeal.kernels`): the same arithmetic;
+        the chart's state becomes float arrays, `alpha` is flipped in place."""
+        if type(self.z) is not np.ndarray:
+            self.z, self.mean, self.m2 = (
+                np.array(v, dtype=np.float64) for v in (self.z, self.mean, self.m2)
+            )
+        n = alpha.shape[0]
+        ws, after, flipped = np.empty(n), np.empty(n), np.empty(n, dtype=bool)
+        self.t += 1
+        gamma_t = self.t / self.horizon if self.gamma is None else float(self.gamma)
+        self.h = kernel(
+            alpha, self.z, self.mean, self.m2, ws, after, flipped, self.t, self.lam, self.mu,
+            self.h, self.limits == "paper", self.flip_scope == "all", self.reset_after_flip,
+            gamma_t,
+        )  # fmt: skip
+        return ChartStep(ws, after, flipped), alpha

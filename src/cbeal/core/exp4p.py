@@ -10,6 +10,7 @@ import numpy as np
 from cbeal.core.ewma import ChartStep, EWMAChart
 from cbeal.core.exceptions import ParameterError
 from cbeal.core.params import Params
+from cbeal.core.window import KERNELS
 
 __all__ = ["Exp4P"]
 
@@ -130,7 +131,7 @@ class Exp4P(Params):
         self.p_min_ = p_min
         self.step_ = step
         self.bonus_ = math.sqrt(c / (K_ARMS * T))
-        self._alpha = [1.0] * n_agents
+        self._alpha: Any = [1.0] * n_agents  # a float array once the compiled kernels ran
         self.t_ = 0
         self.chart_: EWMAChart | None = None
         if self.ewma:
@@ -157,13 +158,27 @@ class Exp4P(Params):
     def alpha_(self, value: np.ndarray) -> None:
         self._alpha = [float(v) for v in value]
 
+    def _array(self) -> np.ndarray:
+        """The weights as the compiled kernels keep them: a float array (the numpy code
+        keeps a list; either works for both)."""
+        alpha = self._alpha
+        if type(alpha) is not np.ndarray:
+            alpha = self._alpha = np.array(alpha, dtype=np.float64)
+        return alpha
+
     def weights(self) -> np.ndarray:
         """Standardized weights ``α^s = α / Σα``."""
+        kernel = KERNELS.get("weights")
+        if kernel is not None:
+            return kernel(self._array())
         total = sum(self._alpha)
         return np.array([a / total for a in self._alpha])
 
     def distribution(self, advice: np.ndarray) -> float:
         """Probability of the acquire arm, ``P_1`` (the skip arm has ``1 − P_1``)."""
+        kernel = KERNELS.get("distribution")
+        if kernel is not None:
+            return float(kernel(self._array(), advice, self.p_min_))
         alpha = self._alpha
         mix = sum(a * x for a, x in zip(alpha, advice.tolist(), strict=True)) / sum(alpha)
         return (1.0 - K_ARMS * self.p_min_) * mix + self.p_min_
@@ -171,6 +186,10 @@ class Exp4P(Params):
     def update_decision(self, advice: np.ndarray, p_acquire: float) -> None:
         """Apply the ``v̂`` factor with the propensities ``[p_acquire, 1 − p_acquire]`` used."""
         k = self.step_ * self.bonus_
+        kernel = KERNELS.get("update_decision")
+        if kernel is not None:
+            kernel(self._array(), advice, float(p_acquire), k)
+            return
         p1, p2 = p_acquire, 1.0 - p_acquire
         self._multiply([k * (x / p1 + (1.0 - x) / p2) for x in advice.tolist()])
 
@@ -208,7 +227,8 @@ class Exp4P(Params):
         if self.chart_ is None:
             w = self.weights()
             return ChartStep(w, w.copy(), np.zeros(self.n_agents_, dtype=bool))
-        step, self._alpha = self.chart_.step(self._alpha)
+        alpha = self._array() if "chart_step" in KERNELS else self._alpha
+        step, self._alpha = self.chart_.step(alpha)
         return step
 
     def _keep_finite(self) -> None:

@@ -52,17 +52,28 @@ class MinorityAgent(Agent):
         if isinstance(prior, bool) or not isinstance(prior, (int, float)) or not prior > 0:
             raise ParameterError(f"prior must be a number > 0, got {prior!r}")
         self.counts_ = np.zeros(0)
+        self.__dict__.pop("_rarities", None)
 
     def _grow(self, k: int) -> np.ndarray:
         if self.counts_.shape[0] < k:
             self.counts_ = np.concatenate([self.counts_, np.zeros(k - self.counts_.shape[0])])
         return self.counts_
 
-    def advise_one(self, ctx: Context) -> float:
-        k = ctx.proba.shape[0]
-        inverse = 1.0 / (self._grow(k)[:k] + float(self.prior))
+    def _rarity(self, k: int) -> np.ndarray:
+        """``r_k`` of the first `k` classes; kept until a label or the prior changes it."""
+        prior = float(self.prior)
+        cached = self.__dict__.get("_rarities")
+        if cached is not None and cached[0] == k and cached[1] == prior:
+            return cached[2]
+        inverse = 1.0 / (self._grow(k)[:k] + prior)
         rarity = inverse / inverse.max()
+        self.__dict__["_rarities"] = (k, prior, rarity)
+        return rarity
+
+    def advise_one(self, ctx: Context) -> float:
+        rarity = self._rarity(ctx.proba.shape[0])
         return min(1.0, max(0.0, float(ctx.proba @ rarity)))
 
     def label_one(self, x: np.ndarray, y_index: int) -> None:
         self._grow(int(y_index) + 1)[int(y_index)] += 1.0
+        self.__dict__.pop("_rarities", None)

@@ -14,12 +14,15 @@ from cbeal.core.params import Params
 __all__ = ["Policy", "Proposal"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Proposal:
     """A policy's answer for one sample: acquisition probability and its explanation.
 
     Score fusion also gives the fused `score` and the pacer's `threshold` (None when no
     label is due); the voting policy leaves both None.
+
+    >>> Proposal(0.5, np.zeros(2), np.full(2, 0.5)).threshold is None
+    True
     """
 
     p_acquire: float
@@ -27,6 +30,19 @@ class Proposal:
     weights: np.ndarray
     score: float | None = None
     threshold: float | None = None
+
+    def __init__(
+        self,
+        p_acquire: float,
+        advice: np.ndarray,
+        weights: np.ndarray,
+        score: float | None = None,
+        threshold: float | None = None,
+    ) -> None:
+        # the fields at once: a third of the generated frozen __init__'s time, every sample
+        self.__dict__.update(
+            p_acquire=p_acquire, advice=advice, weights=weights, score=score, threshold=threshold
+        )
 
 
 class Policy(Params, ABC):

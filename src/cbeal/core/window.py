@@ -12,17 +12,38 @@ matrix row instead of from scratch.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from cbeal.core.exceptions import ParameterError
 
-__all__ = ["METRICS", "DistanceWindow", "RingBuffer", "pairwise_to"]
+__all__ = ["KERNELS", "METRICS", "DistanceWindow", "RingBuffer", "euclidean_into", "pairwise_to"]
+
+#: Compiled implementations of the window agents' arithmetic by name (``"agent"``,
+#: ``"group"``), registered by :mod:`cbeal.kernels` when numba is installed; empty means
+#: numpy. The core never imports them: it looks them up here at every call, and they give
+#: the same advice bit for bit (the numpy code stays the reference, tested for equality).
+KERNELS: dict[str, Callable[..., Any]] = {}
+
+
+try:  # what np.einsum calls (optimize=False), without its Python wrapper: 1 µs less
+    from numpy._core.multiarray import c_einsum as _einsum
+except ImportError:  # pragma: no cover - numpy < 2
+    _einsum = np.einsum
 
 
 def _euclidean(points: np.ndarray, x: np.ndarray) -> np.ndarray:
     diff = points - x
-    return np.sqrt(np.einsum("ij,ij->i", diff, diff))
+    return np.sqrt(_einsum("ij,ij->i", diff, diff))
+
+
+def euclidean_into(points: np.ndarray, x: np.ndarray, diff: np.ndarray, out: np.ndarray) -> None:
+    """:func:`_euclidean` into preallocated arrays (`diff` like `points`, `out` of its
+    length): the same operations, the same values, no allocation."""
+    np.subtract(points, x, out=diff)
+    _einsum("ij,ij->i", diff, diff, out=out)
+    np.sqrt(out, out=out)
 
 
 def _manhattan(points: np.ndarray, x: np.ndarray) -> np.ndarray:

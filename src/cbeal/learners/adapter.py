@@ -3,11 +3,22 @@
 This is the only layer that knows scikit-learn. It clones the user's estimator, seeds it,
 refits it on the labelled pool, maps its probability columns onto the model's classes and
 provides the single-class fallback of spec §1.
+
+Every fit runs with the BLAS and OpenMP thread pools pinned to one thread (threadpoolctl):
+a refit on a small pool gains nothing from threads, and on a machine whose cores are busy
+(a line PC, a CI runner, the service's own requests) two threads per library oversubscribe
+them, which made the logistic-regression benchmark 12× slower. ``CBEAL_FIT_THREADS`` asks
+otherwise: a number of threads, or ``all`` for the libraries' own default.
 """
 
 from __future__ import annotations
 
+import os
+import sys
+import threading
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -15,10 +26,101 @@ from scipy.special import expit
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils.extmath import softmax
+from threadpoolctl import ThreadpoolController
 
 from cbeal.core.exceptions import InvalidInputError, ParameterError, SingleClassWarning
 
-__all__ = ["LearnerAdapter", "check_estimator_has_proba"]
+__all__ = ["FIT_THREADS_ENV", "LearnerAdapter", "check_estimator_has_proba", "fit_threads"]
+
+#: The environment variable that sets how many BLAS/OpenMP threads a fit may use.
+FIT_THREADS_ENV = "CBEAL_FIT_THREADS"
+
+
+def fit_threads() -> int | None:
+    """BLAS/OpenMP threads a fit may use: 1 unless ``CBEAL_FIT_THREADS`` says otherwise
+    (a whole number ≥ 1, or ``all``: None, the libraries' own default).
+
+    >>> fit_threads()
+    1
+    """
+    text = os.environ.get(FIT_THREADS_ENV, "").strip().lower()
+    if not text:
+        return 1
+    if text == "all":
+        return None
+    if not text.isdigit() or int(text) < 1:
+        raise ParameterError(
+            f"the environment variable {FIT_THREADS_ENV} must be a number of threads ≥ 1 or "
+            f"'all' (the libraries' default), got {text!r}"
+        )
+    return int(text)
+
+
+class _Pinning:
+    """Thread limits around fits, for any number of threads fitting at once.
+
+    Scanning the loaded libraries costs about 2 ms, so the controller is kept until a new
+    module was imported (which may have loaded another BLAS or OpenMP). A BLAS library's
+    limit is process-wide: the first of overlapping fits sets it and the last restores it,
+    from whichever thread (threadpoolctl ≥ 3.8 lets only one thread set OpenBLAS's limit;
+    it is told to let this one). OpenMP's is per thread: every fitting thread sets and
+    restores its own.
+    """
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.controller: ThreadpoolController | None = None
+        self.n_modules = -1
+        self.fitting = 0
+        self.blas: Any = None
+        self.local = threading.local()
+
+    def _controller(self) -> ThreadpoolController:
+        if self.controller is None or len(sys.modules) != self.n_modules:
+            self.controller = ThreadpoolController()
+            self.n_modules = len(sys.modules)
+        return self.controller
+
+    @contextmanager
+    def limited(self) -> Iterator[None]:
+        threads = fit_threads()
+        if threads is None or getattr(self.local, "on", False):
+            yield
+            return
+        with self.lock:
+            controller = self._controller()
+            if self.fitting == 0:
+                blas = controller.select(user_api="blas")
+                _release(blas)
+                self.blas = blas.limit(limits=threads)
+                self.blas.__enter__()
+            self.fitting += 1
+        openmp = controller.select(user_api="openmp").limit(limits=threads)
+        openmp.__enter__()
+        self.local.on = True
+        try:
+            yield
+        finally:
+            self.local.on = False
+            openmp.__exit__(None, None, None)
+            with self.lock:
+                self.fitting -= 1
+                if self.fitting == 0:
+                    _release(controller.select(user_api="blas"))
+                    self.blas.__exit__(None, None, None)
+                    self.blas = None
+
+
+def _release(blas: ThreadpoolController) -> None:
+    """Let the calling thread set the limits of `blas` (see threadpoolctl 3.8's
+    ``clear_controlling_thread``; earlier versions let any thread)."""
+    for lib in blas.lib_controllers:
+        release = getattr(type(lib), "clear_controlling_thread", None)
+        if release is not None:
+            release(force=True)
+
+
+_PINNING = _Pinning()
 
 
 def check_estimator_has_proba(estimator: Any) -> None:
@@ -87,7 +189,8 @@ class LearnerAdapter:
                 )
             return self
         est = clone(self.template)
-        est.fit(X, self.classes[y_index])
+        with _PINNING.limited():
+            est.fit(X, self.classes[y_index])
         cols = []
         for c in est.classes_:
             hits = np.flatnonzero(self.classes == c)

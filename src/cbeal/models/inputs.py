@@ -14,6 +14,7 @@ position.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -112,6 +113,15 @@ class Inputs:
 
     def row(self, x: Any) -> np.ndarray:
         """Features of one sample (vector, one-row table, Series or dict)."""
+        if (
+            type(x) is np.ndarray
+            and self.transform is None
+            and x.dtype == np.float64
+            and x.shape == (self.n_features,)
+        ):  # the hot path: a finite float vector (x·x is finite only then) needs no more checks
+            z = x.copy()
+            if math.isfinite(z @ z):
+                return z
         if isinstance(x, dict):
             x = self._table([self._dict_row(x)])
         else:

@@ -50,6 +50,8 @@ from cbeal.core.validation import (
     check_seed,
     label_index,
 )
+from cbeal.kernels import AFTER as KERNELS_AFTER
+from cbeal.kernels import enable as enable_kernels
 from cbeal.learners.adapter import LearnerAdapter, check_estimator_has_proba
 from cbeal.learners.conventions import NotFittedError, classifier_tags, column_or_1d
 from cbeal.models.inputs import Inputs
@@ -108,6 +110,11 @@ class StreamLearner(Params):
         state = dict(self.__dict__)
         state.pop("_lock", None)  # a lock cannot be copied; each copy makes its own
         return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        if self.__dict__.get("t_", 0) >= KERNELS_AFTER:
+            enable_kernels()
 
     # ------------------------------------------------------------------ set-up
     def fit(self: M, X0: Any, y0: Any) -> M:
@@ -272,6 +279,8 @@ class StreamLearner(Params):
         return p
 
     def _decide(self, z: np.ndarray, proba: np.ndarray | None) -> Decision:
+        if self.t_ == KERNELS_AFTER:  # a long stream: compile (same decisions, faster)
+            enable_kernels()
         if self._step_open:
             self._close_step()
         learner = self._learner
@@ -300,7 +309,7 @@ class StreamLearner(Params):
         else:
             acquire, p, reason = False, 0.0, budget.reason
         self.t_ = seen
-        d = Decision(
+        d = Decision._of(  # every field, in order
             id=f"{self.model_token_}-{t}",
             t=t,
             acquire=acquire,
@@ -742,7 +751,10 @@ class StreamLearner(Params):
         """
         from cbeal.modelfile import load_model
 
-        return load_model(path, cls, trusted=trusted, limits=limits)
+        model = load_model(path, cls, trusted=trusted, limits=limits)
+        if model.__dict__.get("t_", 0) >= KERNELS_AFTER:
+            enable_kernels()
+        return model
 
     def to_bytes(self) -> bytes:
         """The model file's content as bytes (e.g. for a database); see :meth:`save`."""
@@ -758,4 +770,7 @@ class StreamLearner(Params):
         """The model :meth:`to_bytes` wrote; see :meth:`load`."""
         from cbeal.modelfile import loads_model
 
-        return loads_model(data, cls, trusted=trusted, limits=limits)
+        model = loads_model(data, cls, trusted=trusted, limits=limits)
+        if model.__dict__.get("t_", 0) >= KERNELS_AFTER:
+            enable_kernels()
+        return model

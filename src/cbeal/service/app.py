@@ -4,8 +4,10 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -15,16 +17,29 @@ from fastapi.staticfiles import StaticFiles
 
 from cbeal._version import __version__
 from cbeal.service.api import ROUTERS
-from cbeal.service.deps import principal
+from cbeal.service.api import tokens as token_routes
+from cbeal.service.deps import in_scope, principal
 from cbeal.service.engine.service import Service
-from cbeal.service.engine.tokens import Principal
+from cbeal.service.engine.tokens import Principal, lookup_token
 from cbeal.service.errors import add_error_handlers
-from cbeal.service.middleware import BodyLimit
+from cbeal.service.middleware import Authenticate, BodyLimit, SecurityHeaders
 from cbeal.service.settings import Settings
 
 __all__ = ["Settings", "create_app"]
 
 STATIC = Path(__file__).parent / "static"
+PAGES = ("/ui", "/")  # static files, and the redirect to them: no token, no data
+
+# the routes that take data get Settings.max_body_bytes; every other one a short answer
+DATA_ROUTES = re.compile(
+    r"^/api/v1/(streams|streams/[^/]+/samples|integrations/label-studio/webhook)/?$"
+)
+SMALL_BODY = 64 * 1024
+
+
+def body_limit(method: str, path: str) -> int:
+    """The largest body a route takes (the data routes: no limit of their own)."""
+    return 2**62 if DATA_ROUTES.match(path) else SMALL_BODY
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -50,10 +65,21 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         "them later, the model learns. Every request needs a bearer token.",
     )
     app.state.service = service
-    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
+    # the last added is the outermost: the security headers on every reply; then the error
+    # handlers (a database lost while a token is looked up is an outage too); then the
+    # token, before any body is read; then the body's size
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes, limit_for=body_limit)
+    app.add_middleware(
+        Authenticate,
+        lookup=partial(lookup_token, service.engine),
+        public=PAGES,
+        anyone=Principal("open", "admin", None) if settings.open else None,
+    )
     add_error_handlers(app)
+    app.add_middleware(SecurityHeaders, pages=PAGES)
     for router in ROUTERS:
-        app.include_router(router)
+        app.include_router(router, dependencies=[Depends(in_scope)])
+    app.include_router(token_routes.router)  # an unscoped admin's: no stream to check
     app.mount("/ui", StaticFiles(directory=STATIC, html=True), name="ui")
 
     @app.get("/", include_in_schema=False)

@@ -1,8 +1,9 @@
 """The routes' dependencies, in one place: the service of this process and who is calling.
 
-Every route but the pages' static files needs a token (``Authorization: Bearer …``); its
-role decides what the route allows. An open service (``Settings(open=True)``, a local
-demo) makes every caller an admin.
+Every route but the pages' static files needs a token (``Authorization: Bearer …``),
+checked by :class:`~cbeal.service.middleware.Authenticate` before the body is read; its
+role decides what the route allows, its scope which streams. An open service
+(``Settings(open=True)``, a local demo) makes every caller an unscoped admin.
 """
 
 from __future__ import annotations
@@ -11,12 +12,23 @@ from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import Depends, HTTPException, Request
+from fastapi.concurrency import run_in_threadpool
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from cbeal.service.engine.service import Service
-from cbeal.service.engine.tokens import Principal, lookup_token
+from cbeal.service.engine.tokens import Principal, task_stream
 
-__all__ = ["Admin", "Annotate", "AnyRole", "Ingest", "ServiceDep", "principal", "require"]
+__all__ = [
+    "Admin",
+    "Annotate",
+    "AnyRole",
+    "Ingest",
+    "Operator",
+    "ServiceDep",
+    "in_scope",
+    "principal",
+    "require",
+]
 
 
 def get_service(request: Request) -> Service:
@@ -27,26 +39,19 @@ def get_service(request: Request) -> Service:
 
 ServiceDep = Annotated[Service, Depends(get_service)]
 
+# declares the scheme in the OpenAPI document; the check itself ran in the middleware
 bearer = HTTPBearer(auto_error=False, description="a token from `cbeal token create`")
 
 
-def principal(
-    service: ServiceDep,
+async def principal(
+    request: Request,
     credentials: HTTPAuthorizationCredentials | None = Depends(bearer),
 ) -> Principal:
-    """Who calls: the principal of a valid token (401 otherwise)."""
-    if service.settings.open:
-        return Principal("open", "admin", None)
-    if credentials is None:
-        raise HTTPException(
-            401,
-            "send a token: Authorization: Bearer <token> (create one with `cbeal token create`)",
-            headers={"WWW-Authenticate": "Bearer"},
-        )
-    found = lookup_token(service.engine, credentials.credentials.strip())
-    if found is None:
+    """Who calls: the principal the middleware found for the token (401 otherwise)."""
+    who = getattr(request.state, "principal", None)
+    if not isinstance(who, Principal):  # pragma: no cover - the middleware always sets it
         raise HTTPException(401, "unknown or revoked token", headers={"WWW-Authenticate": "Bearer"})
-    return found
+    return who
 
 
 def require(*roles: str) -> Callable[..., Any]:
@@ -63,7 +68,66 @@ def require(*roles: str) -> Callable[..., Any]:
     return check
 
 
+_admin = require("admin")
+
+
+async def operator(who: Principal = Depends(_admin)) -> Principal:
+    """An admin token scoped to no stream: it may manage tokens (a scoped admin could
+    otherwise give itself every stream)."""
+    if who.streams is not None:
+        raise HTTPException(403, _scoped(who, "manage tokens"))
+    return who
+
+
+# routes about no one stream that a scoped token may call (the list shows its streams only)
+SHARED = frozenset({("GET", "/api/v1/streams"), ("GET", "/api/v1/me"), ("GET", "/healthz")})
+
+
+async def in_scope(
+    request: Request, service: ServiceDep, who: Principal = Depends(principal)
+) -> None:
+    """403 if a scoped token calls about a stream outside its scope.
+
+    Attached to every router of the service (by ``create_app``): the stream is the path's
+    ``name``, or the stream of the path's ``task_id``. A scoped token may call a route
+    about no stream only if it is one of `SHARED`.
+    """
+    if who.streams is None:
+        return
+    params = request.path_params
+    stream: str | None
+    if "name" in params:
+        stream = str(params["name"])
+    elif "task_id" in params:
+        try:
+            task_id = int(params["task_id"])
+        except ValueError:
+            return  # the route answers 422
+        stream = await run_in_threadpool(task_stream, service.engine, task_id)
+        if stream is None:
+            return  # the route answers 404
+    elif (request.method, request.url.path) in SHARED:
+        return
+    else:
+        raise HTTPException(403, _scoped(who, "call this route, which is about no one stream"))
+    if stream is not None and not who.allows(stream):
+        raise HTTPException(
+            403,
+            f"the token {who.name!r} is scoped to the streams {', '.join(who.streams)}; "
+            f"{stream!r} is not one of them",
+        )
+
+
+def _scoped(who: Principal, what: str) -> str:
+    streams = ", ".join(who.streams or ())
+    return (
+        f"the token {who.name!r} is scoped to the streams {streams}; "
+        f"to {what}, use a token of no scope"
+    )
+
+
 AnyRole = Annotated[Principal, Depends(require("ingest", "annotate"))]
 Ingest = Annotated[Principal, Depends(require("ingest"))]
 Annotate = Annotated[Principal, Depends(require("annotate"))]
-Admin = Annotated[Principal, Depends(require("admin"))]
+Admin = Annotated[Principal, Depends(_admin)]
+Operator = Annotated[Principal, Depends(operator)]

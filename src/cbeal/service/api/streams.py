@@ -35,7 +35,7 @@ def create_stream(config: StreamConfig, who: Admin, service: ServiceDep) -> dict
 
 @router.get("", response_model=StreamListOut, responses=errors())
 def list_streams(who: AnyRole, service: ServiceDep) -> dict[str, Any]:
-    return {"streams": service.streams.names()}
+    return {"streams": who.visible(service.streams.names())}  # a scoped token: its own
 
 
 @router.get("/{name}", response_model=StreamStatusOut, responses=errors(404, 409, 503))

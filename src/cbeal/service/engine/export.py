@@ -1,13 +1,39 @@
-"""Every sample of a stream with its decision and its label, as CSV or Parquet."""
+"""Every sample of a stream with its decision and its label, as CSV or Parquet.
+
+The CSV is safe to open in a spreadsheet: a text cell (a sample id, a label, a feature's
+name…) that starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return gets a
+leading ``'``, so the spreadsheet shows it as text instead of running it as a formula
+(OWASP's rule against CSV injection). A cell that is a plain number (``-1``, ``+2.5e3``)
+stays as it is: it is no formula. Parquet keeps every value exactly (typed columns, no
+formulas).
+"""
 
 from __future__ import annotations
 
 import io
+import re
 from typing import Any
 
 from cbeal.service.store.reads import export_query
 
-__all__ = ["export_table"]
+__all__ = ["export_table", "spreadsheet_safe"]
+
+_FORMULA = ("=", "+", "-", "@", "\t", "\r")
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+
+
+def spreadsheet_safe(cell: Any) -> Any:
+    """`cell` as a spreadsheet shows it as text: OWASP's escape of formula-like cells.
+
+    >>> spreadsheet_safe("=HYPERLINK('http://x')"), spreadsheet_safe("@SUM(1)")
+    ("'=HYPERLINK('http://x')", "'@SUM(1)")
+    >>> [spreadsheet_safe(c) for c in ("+1+1", "-1", "part-7", 3.5)]
+    ["'+1+1", '-1', 'part-7', 3.5]
+    """
+    if isinstance(cell, str) and cell.startswith(_FORMULA) and not _NUMBER.fullmatch(cell):
+        return "'" + cell
+    return cell
+
 
 _MEDIA = {"csv": "text/csv", "parquet": "application/vnd.apache.parquet"}
 
@@ -34,11 +60,15 @@ def export_table(service: Any, name: str, fmt: str) -> tuple[bytes, str]:
     for col in ("received_at", "labelled_at", "learned_at"):
         frame[col] = pd.to_datetime(frame[col], unit="s", utc=True)
     for col in ("prediction", "label"):  # labels may be text or numbers: keep them as text
-        frame[col] = frame[col].map(lambda v: None if v is None else str(v))
+        frame[col] = frame[col].map(lambda v: None if v is None or v != v else str(v))  # NaN
     out = pd.concat([frame.iloc[:, :3], values, frame.iloc[:, 3:]], axis=1)
     buf = io.BytesIO()
     if fmt == "parquet":
         out.to_parquet(buf, index=False)
     else:
+        out.columns = [spreadsheet_safe(str(c)) for c in out.columns]
+        for col in out.columns:
+            if out[col].dtype == object or pd.api.types.is_string_dtype(out[col]):
+                out[col] = out[col].map(spreadsheet_safe)
         out.to_csv(buf, index=False)
     return buf.getvalue(), _MEDIA[fmt]

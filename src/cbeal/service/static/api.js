@@ -37,6 +37,11 @@ function param(name) { return new URLSearchParams(location.search).get(name); }
 
 function signOut() { sessionStorage.removeItem(TOKEN_KEY); location.href = "index.html"; }
 
+// no inline handlers (the Content-Security-Policy allows no inline script)
+document.addEventListener("DOMContentLoaded", () => {
+  for (const b of document.querySelectorAll("[data-sign-out]")) b.addEventListener("click", signOut);
+});
+
 function fmt(v, digits = 3) {
   if (v === null || v === undefined) return "–";
   if (typeof v !== "number") return String(v);

@@ -8,7 +8,7 @@
 * ``samples``: every sample received, with the decision made for it (acquired or not).
 * ``tasks``: the acquired samples, waiting for, or holding, the expert's label.
 * ``checkpoints``: the model saved after event ``seq`` (cbeal's safe model-file format).
-* ``tokens``: API tokens, as SHA-256 hashes only.
+* ``tokens``: API tokens, as SHA-256 hashes only, with their role and scope.
 
 Times are UTC seconds since the epoch (floats): the same on SQLite and PostgreSQL.
 """
@@ -121,4 +121,11 @@ tokens = Table(
     Column("token_hash", String(64), nullable=False, unique=True),
     Column("created_at", Float, nullable=False),
     Column("revoked_at", Float, nullable=True),
+    # 0002: the streams a token is scoped to (SQL NULL: every stream), when it was last
+    # used (to the minute), and who created and revoked it
+    Column("streams", JSON(none_as_null=True), nullable=True),
+    Column("last_used_at", Float, nullable=True),
+    Column("created_by", String(100), nullable=True),
+    Column("revoked_by", String(100), nullable=True),
+    Index("ix_tokens_name", "name"),
 )

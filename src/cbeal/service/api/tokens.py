@@ -1,0 +1,45 @@
+"""API tokens: create, list and revoke (an admin token of no scope)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, HTTPException, Path, Query
+
+from cbeal.service.deps import Operator, ServiceDep
+from cbeal.service.engine.tokens import issue_token, list_tokens, revoke_tokens
+from cbeal.service.schemas.common import errors
+from cbeal.service.schemas.tokens import RevokedOut, TokenIn, TokenListOut, TokenOut
+
+__all__ = ["router"]
+
+router = APIRouter(prefix="/api/v1/tokens", tags=["tokens"])
+
+TokenName = Annotated[str, Path(min_length=1, max_length=100)]
+
+
+@router.get("", response_model=TokenListOut, responses=errors(422))
+def tokens(
+    who: Operator, service: ServiceDep, revoked: Annotated[bool, Query()] = False
+) -> dict[str, Any]:
+    """Every live token (with `revoked`, the revoked ones too): never a secret or a hash."""
+    return {"tokens": list_tokens(service.engine, revoked=revoked)}
+
+
+@router.post("", status_code=201, response_model=TokenOut, responses=errors(413, 422))
+def create(body: TokenIn, who: Operator, service: ServiceDep) -> dict[str, Any]:
+    """Create a token; the reply holds it, the only time it is shown."""
+    token, row = issue_token(
+        service.engine, role=body.role, name=body.name, streams=body.streams, created_by=who.label
+    )
+    return {**row, "token": token}
+
+
+@router.post("/{name}/revoke", response_model=RevokedOut, responses=errors(404, 422))
+def revoke(name: TokenName, who: Operator, service: ServiceDep) -> dict[str, Any]:
+    """Revoke every live token of this name: refused from the next request on, in every
+    process of the service."""
+    done = revoke_tokens(service.engine, name, by=who.label)
+    if not done:
+        raise HTTPException(404, f"no live token is named {name!r} (GET /api/v1/tokens lists them)")
+    return {"name": name, "revoked": done}

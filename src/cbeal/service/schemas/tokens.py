@@ -1,0 +1,48 @@
+"""The tokens routes: create, list and revoke API tokens (an unscoped admin's work)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["RevokedOut", "TokenIn", "TokenListOut", "TokenOut", "TokenRow"]
+
+StreamRef = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")]
+
+
+class TokenIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(min_length=1, max_length=100, description="who uses it")
+    role: Literal["ingest", "annotate", "admin"]
+    streams: list[StreamRef] | None = Field(
+        default=None,
+        min_length=1,
+        max_length=1000,
+        description="the streams the token may act on; none: every stream",
+    )
+
+
+class TokenRow(BaseModel):
+    id: int
+    name: str
+    role: str
+    streams: list[str] | None = Field(description="the token's streams; null: every stream")
+    created_at: float
+    created_by: str | None = Field(description="the token that created it (null: the CLI)")
+    last_used_at: float | None = Field(description="its last request, to the minute")
+    revoked_at: float | None = None
+    revoked_by: str | None = None
+
+
+class TokenOut(TokenRow):
+    token: str = Field(description="the token: shown this once, only its hash is stored")
+
+
+class TokenListOut(BaseModel):
+    tokens: list[TokenRow]
+
+
+class RevokedOut(BaseModel):
+    name: str
+    revoked: list[int] = Field(description="the ids of the tokens revoked")
