@@ -17,6 +17,7 @@ from sklearn.base import clone
 from cbeal.core.agent import Agent, Context
 from cbeal.core.exceptions import ParameterError
 from cbeal.core.regression import regression_context
+from cbeal.learners.committee import check_committee_sizes
 
 __all__ = ["CommitteeVarianceAgent", "ExpectedChangeAgent"]
 
@@ -49,10 +50,7 @@ class _RegressionCommittee(Agent):
         return Ridge(alpha=1.0)
 
     def _start(self, X0: np.ndarray) -> None:
-        for name, low in (("n_members", 2), ("refit_every", 1)):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-                raise ParameterError(f"{name} must be a whole number ≥ {low}, got {value!r}")
+        check_committee_sizes(self)
         self._template()
         self.pool_X_: list[np.ndarray] = []
         self.pool_y_: list[float] = []
@@ -155,9 +153,10 @@ class ExpectedChangeAgent(_RegressionCommittee):
     >>> rng = np.random.default_rng(0)
     >>> X0 = rng.uniform(-1, 1, size=(30, 1)); y0 = 3 * X0[:, 0] + 0.2 * rng.normal(size=30)
     >>> agent = ExpectedChangeAgent().fit(X0, np.random.default_rng(1), y0)
-    >>> near = agent.advise_one(RegressionContext(np.array([0.0]), 0.0, 0.2, 0.1))
-    >>> far = agent.advise_one(RegressionContext(np.array([8.0]), 24.0, 0.2, 0.1))
-    >>> bool(far > near)
+    >>> x = np.array([0.5])                   # the committee predicts about 1.5 here
+    >>> agrees = agent.advise_one(RegressionContext(x, 1.5, 0.2, 0.1))
+    >>> off = agent.advise_one(RegressionContext(x, 4.0, 0.2, 0.1))   # the model says 4.0
+    >>> bool(off > 0.9 > 0.5 > agrees)
     True
     """
 
