@@ -52,3 +52,29 @@ def test_no_input_gives_a_server_error(case: Any) -> None:
         checks=[not_a_server_error],
         excluded_checks=[],
     )
+
+
+@SCHEMA.parametrize()
+@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+def test_every_reply_conforms_to_the_openapi_document(case: Any) -> None:
+    """A short profile of schemathesis's response-conformance checks: each reply's status
+    is declared for its route, with its content type, headers and body schema."""
+    from schemathesis.checks import (
+        content_type_conformance,
+        not_a_server_error,
+        response_headers_conformance,
+        response_schema_conformance,
+        status_code_conformance,
+    )
+
+    case.call_and_validate(
+        headers={"Authorization": f"Bearer {TOKEN}"},
+        checks=[
+            not_a_server_error,
+            status_code_conformance,
+            content_type_conformance,
+            response_headers_conformance,
+            response_schema_conformance,
+        ],
+        excluded_checks=[],
+    )

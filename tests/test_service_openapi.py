@@ -45,13 +45,43 @@ def test_every_route_declares_its_reply_and_its_errors(service: TestClient) -> N
             for media, spec in content.items():
                 if media == "application/json":
                     assert spec.get("schema"), f"{method} {path} {code}: no reply schema"
-        assert {"401", "403"} <= set(responses), f"{method} {path}: token errors not declared"
-        for code in set(responses) - {"200", "201", "204", "422"}:
+        always = {"401", "403", "500", "503"}  # a token refused, a bug, an outage
+        assert always <= set(responses), f"{method} {path}: not all of {always} declared"
+        if op.get("parameters") or op.get("requestBody"):
+            assert "422" in responses, f"{method} {path}: 422 not declared"
+        if op.get("requestBody"):
+            assert "413" in responses, f"{method} {path}: 413 not declared"
+        for code in set(responses) - {"200", "201", "204"}:
             if code.startswith(("4", "5")):
                 schema = responses[code]["content"]["application/json"]["schema"]
                 assert schema["$ref"].endswith("/ErrorOut"), (path, method, code)
+        for code in ("409", "503"):
+            if code in responses:
+                assert "Retry-After" in responses[code]["headers"], (path, method, code)
     metrics = doc["paths"]["/metrics"]["get"]["responses"]["200"]["content"]
     assert "text/plain" in metrics and "application/json" not in metrics
+    detail = doc["components"]["schemas"]["ErrorOut"]["properties"]["detail"]["anyOf"]
+    assert {"type": "string"} in detail and any(d.get("type") == "array" for d in detail)
+
+
+def test_error_replies_match_the_error_model(service: TestClient) -> None:
+    """Both shapes of 422 (a sentence, a list of problems) and the other errors validate
+    as ErrorOut, the model every error status declares."""
+    from cbeal.service.schemas.common import ErrorOut
+
+    s = line(seed=5)
+    service.post("/api/v1/streams", json=stream_config(s))
+    replies = [
+        service.post("/api/v1/streams/line1/samples", json={"samples": [{"id": "a", "x": [1]}]}),
+        service.post("/api/v1/streams/line1/samples", json={"samples": "x"}),
+        service.get("/api/v1/streams/nope"),
+        service.post("/api/v1/streams", json=stream_config(s)),
+    ]
+    assert [r.status_code for r in replies] == [422, 422, 404, 409]
+    assert isinstance(replies[0].json()["detail"], str)
+    assert isinstance(replies[1].json()["detail"], list)
+    for r in replies:
+        ErrorOut.model_validate(r.json())
 
 
 def test_real_replies_match_their_models(service: TestClient) -> None:

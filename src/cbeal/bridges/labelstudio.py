@@ -186,7 +186,8 @@ def push(
         task = cbeal.call(
             "GET",
             f"/api/v1/streams/{stream}/tasks/next",
-            params={"lease_seconds": lease_seconds, "held": "false"},
+            # leased for Label Studio: its webhook (any token) answers these tasks
+            params={"lease_seconds": lease_seconds, "held": "false", "via": "label-studio"},
         )
         if task is None or task["task_id"] in seen:
             break

@@ -59,6 +59,18 @@ def _serve_parser(sub: Any) -> None:
         help="how long an expert holds a task before it returns to the queue",
     )
     serve.add_argument(
+        "--max-lease-seconds",
+        type=float,
+        default=7 * 86400.0,
+        help="the longest lease a client may ask for (Label Studio pushes ask for 7 days)",
+    )
+    serve.add_argument(
+        "--max-open-leases",
+        type=int,
+        default=1000,
+        help="how many tasks one token may hold leased at a time",
+    )
+    serve.add_argument(
         "--checkpoint-every", type=int, default=5000, help="save the model every this many events"
     )
     serve.add_argument(
@@ -157,6 +169,8 @@ def _settings(args: argparse.Namespace, db: str) -> Any:
         undo_seconds=args.undo_seconds,
         lease_seconds=args.lease_seconds,
         task_lease_seconds=args.task_lease_seconds,
+        max_lease_seconds=args.max_lease_seconds,
+        max_open_leases=args.max_open_leases,
         checkpoint_every=args.checkpoint_every,
         retrain=args.retrain,
         sqlite_sync=args.sqlite_sync,

@@ -21,6 +21,8 @@ class Settings:
     undo_seconds: float = 60.0
     lease_seconds: float = 15.0
     task_lease_seconds: float = 300.0
+    max_lease_seconds: float = 7 * 86400.0  # the longest lease a client may ask for
+    max_open_leases: int = 1000  # tasks one token may hold leased at a time
     checkpoint_every: int = 5000
     max_body_bytes: int = 16 * 1024 * 1024
     max_samples: int = 10_000

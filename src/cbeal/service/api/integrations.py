@@ -8,6 +8,8 @@ from typing import Any
 from fastapi import APIRouter
 
 from cbeal.core import CbealError
+from cbeal.service.api.routing import StrictRoute
+from cbeal.service.api.tasks import actor
 from cbeal.service.deps import Annotate, ServiceDep
 from cbeal.service.engine.labelstudio import ONE, answer_of, pairs, take, withdraw
 from cbeal.service.engine.service import Service
@@ -18,7 +20,7 @@ from cbeal.service.schemas.integrations import LabelStudioEvent, WebhookOut
 
 __all__ = ["router"]
 
-router = APIRouter(prefix="/api/v1/integrations", tags=["integrations"])
+router = APIRouter(prefix="/api/v1/integrations", tags=["integrations"], route_class=StrictRoute)
 
 LEARNS = ("labelled", "relabelled")
 
@@ -50,7 +52,7 @@ def _each(
 
 
 @router.post(
-    "/label-studio/webhook", response_model=WebhookOut, responses=errors(404, 409, 422, 503)
+    "/label-studio/webhook", response_model=WebhookOut, responses=errors(404, 409, 413, 422)
 )
 def label_studio_webhook(
     event: LabelStudioEvent, who: Annotate, service: ServiceDep
@@ -62,7 +64,7 @@ def label_studio_webhook(
     several (``ANNOTATIONS_CREATED``, ``ANNOTATIONS_DELETED``) with one result each. Other
     events are acknowledged and ignored.
     """
-    by = f"label-studio:{who.name}"
+    by = actor(who, "label-studio")
     if event.action in ONE:
         ((annotation, task),) = pairs(event)
         outcome, view = take(service.tasks, answer_of(annotation, task), by)
@@ -85,7 +87,7 @@ def label_studio_webhook(
         for ref in event.annotations or []:
 
             def undo(annotation: int = ref.id) -> tuple[str, int | None]:
-                reopened = withdraw(service.tasks, annotation)
+                reopened = withdraw(service.tasks, annotation, by)
                 return ("withdrawn", reopened[0]) if reopened else ("unchanged", None)
 
             results.append(_each(ref.id, None, undo))

@@ -7,12 +7,13 @@ from typing import Any
 from fastapi import APIRouter
 from fastapi.responses import Response
 
+from cbeal.service.api.routing import StrictRoute
 from cbeal.service.deps import AnyRole, ServiceDep
 from cbeal.service.schemas.common import HealthOut, MeOut, errors
 
 __all__ = ["router"]
 
-router = APIRouter(tags=["operations"])
+router = APIRouter(tags=["operations"], route_class=StrictRoute)
 
 
 @router.get("/healthz", response_model=HealthOut, responses=errors())

@@ -8,6 +8,7 @@ import orjson
 from fastapi import APIRouter
 from fastapi.responses import Response
 
+from cbeal.service.api.routing import StrictRoute
 from cbeal.service.api.streams import StreamName
 from cbeal.service.deps import Ingest, ServiceDep
 from cbeal.service.engine.ingest import ingest
@@ -16,13 +17,13 @@ from cbeal.service.schemas.samples import SamplesIn, SamplesReply
 
 __all__ = ["router"]
 
-router = APIRouter(prefix="/api/v1/streams", tags=["samples"])
+router = APIRouter(prefix="/api/v1/streams", tags=["samples"], route_class=StrictRoute)
 
 
 @router.post(
     "/{name}/samples",
     response_model=SamplesReply,
-    responses=errors(404, 409, 413, 422, 503),
+    responses=errors(404, 409, 413, 422),
 )
 def post_samples(name: StreamName, body: SamplesIn, who: Ingest, service: ServiceDep) -> Response:
     """Decide at once whether to ask for each sample's label (idempotent by sample id)."""

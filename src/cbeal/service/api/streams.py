@@ -7,8 +7,9 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse, Response
 
+from cbeal.service.api.routing import StrictRoute
 from cbeal.service.deps import Admin, AnyRole, ServiceDep
-from cbeal.service.engine.insight import history
+from cbeal.service.engine.history import MAX_POINTS, history
 from cbeal.service.engine.status import stream_config, stream_status
 from cbeal.service.schemas.common import errors
 from cbeal.service.schemas.streams import (
@@ -23,7 +24,7 @@ __all__ = ["StreamName", "router"]
 
 StreamName = Annotated[str, Path(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")]
 
-router = APIRouter(prefix="/api/v1/streams", tags=["streams"])
+router = APIRouter(prefix="/api/v1/streams", tags=["streams"], route_class=StrictRoute)
 
 
 @router.post("", status_code=201, response_model=StreamStatusOut, responses=errors(409, 413, 422))
@@ -38,24 +39,24 @@ def list_streams(who: AnyRole, service: ServiceDep) -> dict[str, Any]:
     return {"streams": who.visible(service.streams.names())}  # a scoped token: its own
 
 
-@router.get("/{name}", response_model=StreamStatusOut, responses=errors(404, 409, 503))
+@router.get("/{name}", response_model=StreamStatusOut, responses=errors(404, 409, 422))
 def status(name: StreamName, who: AnyRole, service: ServiceDep) -> dict[str, Any]:
     """The stream's state: samples, labels, budget, weights, queue, model version."""
     return stream_status(service, name)
 
 
-@router.get("/{name}/config", response_model=StreamConfigOut, responses=errors(404, 409, 503))
+@router.get("/{name}/config", response_model=StreamConfigOut, responses=errors(404, 409, 422))
 def config(name: StreamName, who: AnyRole, service: ServiceDep) -> dict[str, Any]:
     """The stream's configuration, its agents in plain words and how they are weighed."""
     return stream_config(service, name)
 
 
-@router.get("/{name}/history", response_model=HistoryOut, responses=errors(404, 409, 503))
+@router.get("/{name}/history", response_model=HistoryOut, responses=errors(404, 409, 422))
 def stream_history(
     name: StreamName,
     who: AnyRole,
     service: ServiceDep,
-    points: Annotated[int, Query(ge=2, le=500)] = 60,
+    points: Annotated[int, Query(ge=2, le=MAX_POINTS)] = 60,
 ) -> dict[str, Any]:
     """The stream over time, in `points` bins: the dashboard's charts."""
     return history(service.streams, name, points)
@@ -71,7 +72,7 @@ _FILES = {
     "/{name}/export",
     tags=["export"],
     response_class=Response,
-    responses={200: _FILES, **errors(404, 409, 422, 503)},
+    responses={200: _FILES, **errors(404, 409, 422)},
 )
 def export(
     name: StreamName,
@@ -95,7 +96,7 @@ def export(
     response_class=Response,
     responses={
         200: {"content": {"application/zip": {}}, "description": "the model file"},
-        **errors(404, 409, 503),
+        **errors(404, 409, 422),
     },
 )
 def model_file(name: StreamName, who: Admin, service: ServiceDep) -> Response:

@@ -6,6 +6,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Path, Query
 
+from cbeal.service.api.routing import StrictRoute
 from cbeal.service.deps import Operator, ServiceDep
 from cbeal.service.engine.tokens import issue_token, list_tokens, revoke_tokens
 from cbeal.service.schemas.common import errors
@@ -13,7 +14,7 @@ from cbeal.service.schemas.tokens import RevokedOut, TokenIn, TokenListOut, Toke
 
 __all__ = ["router"]
 
-router = APIRouter(prefix="/api/v1/tokens", tags=["tokens"])
+router = APIRouter(prefix="/api/v1/tokens", tags=["tokens"], route_class=StrictRoute)
 
 TokenName = Annotated[str, Path(min_length=1, max_length=100)]
 

@@ -19,6 +19,7 @@ from cbeal.service.engine.runtime import Runtime
 from cbeal.service.engine.streams import Streams
 from cbeal.service.engine.tasks import TaskOps
 from cbeal.service.store import checkpoints, events
+from cbeal.service.store.db import outage
 
 __all__ = ["Background"]
 
@@ -72,8 +73,12 @@ class Background:
                 if self.retrain == "background":
                     self.schedule_retrains()
                 self.checkpoint_all()
-            except Exception:  # keep serving; the next tick retries
-                log.exception("background step failed")
+            except Exception as exc:  # keep serving; the next tick retries
+                found = outage(exc)
+                if found is not None:  # the database is away: one line, not a traceback
+                    log.warning("background step waits for the database: %s", found)
+                else:
+                    log.exception("background step failed")
 
     # ------------------------------------------------------------------ retraining
     def schedule_retrains(self) -> None:
@@ -87,8 +92,12 @@ class Background:
             learner = runtime.model.train_learner()  # off the lock: ingest goes on
             with runtime.lock:
                 self.swap(name, runtime, learner)
-        except Exception:
-            log.exception("retraining stream %s failed", name)
+        except Exception as exc:
+            found = outage(exc)
+            if found is not None:  # retried at the next tick
+                log.warning("retraining stream %s waits for the database: %s", name, found)
+            else:
+                log.exception("retraining stream %s failed", name)
         finally:
             self.training.pop(name, None)
 

@@ -18,7 +18,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from cbeal.bridges.labelstudio import CONTROL
-from cbeal.service.engine.tasks import Conflict, TaskOps
+from cbeal.service.engine.tasks import Actor, Conflict, TaskOps
 from cbeal.service.schemas.integrations import Annotation, LabelStudioEvent, Task
 from cbeal.service.store import tasks as rows
 
@@ -120,7 +120,7 @@ def answer_of(annotation: Annotation, task: Task | None) -> Answer:
     raise ValueError(f"the annotation has no single '{CONTROL}' choice")
 
 
-def take(tasks: TaskOps, answer: Answer, by: str) -> tuple[str, dict[str, Any]]:
+def take(tasks: TaskOps, answer: Answer, actor: Actor) -> tuple[str, dict[str, Any]]:
     """Make the cbeal task hold the annotation's answer: ``(outcome, the task)``.
 
     outcome is ``labelled``, ``relabelled`` (a newer version of the same annotation, within
@@ -140,10 +140,10 @@ def take(tasks: TaskOps, answer: Answer, by: str) -> tuple[str, dict[str, Any]]:
     status = row.status
     if answer.choice is None:  # skipped in Label Studio: "not now"
         if ours and status == "labelled":
-            tasks.undo(task_id)
+            tasks.undo(task_id, actor)
             status = "open"
         if status == "open":
-            return "skipped", tasks.skip(task_id)
+            return "skipped", tasks.skip(task_id, actor)
         raise Conflict(
             f"task {task_id} is {status}; annotation {answer.annotation} was skipped in "
             "Label Studio, which changes nothing now"
@@ -154,12 +154,12 @@ def take(tasks: TaskOps, answer: Answer, by: str) -> tuple[str, dict[str, Any]]:
         raise ValueError(f"the Label Studio choice {answer.choice!r} is not one of {classes}")
     rid = request_id(answer.annotation, answer.version)
     if status == "open":
-        return "labelled", tasks.label(task_id, label, rid, by)
+        return "labelled", tasks.label(task_id, label, rid, actor)
     if ours and row.label == label:
         return "unchanged", view
     if ours and status == "labelled":
-        tasks.undo(task_id)  # Conflict if the window closed meanwhile
-        return "relabelled", tasks.label(task_id, label, rid, by)
+        tasks.undo(task_id, actor)  # Conflict if the window closed meanwhile
+        return "relabelled", tasks.label(task_id, label, rid, actor)
     if ours and status == "learned":
         raise Conflict(
             f"task {task_id} was learned already with {row.label!r} (the undo window is "
@@ -171,7 +171,7 @@ def take(tasks: TaskOps, answer: Answer, by: str) -> tuple[str, dict[str, Any]]:
     )
 
 
-def withdraw(tasks: TaskOps, annotation: int) -> list[int]:
+def withdraw(tasks: TaskOps, annotation: int, actor: Actor) -> list[int]:
     """Withdraw the label a deleted annotation gave: the task is open again.
 
     Returns the tasks reopened (none if cbeal holds no label of the annotation: it was a
@@ -181,5 +181,5 @@ def withdraw(tasks: TaskOps, annotation: int) -> list[int]:
     with tasks.streams.engine.connect() as conn:
         found = rows.tasks_by_request_prefix(conn, f"{PREFIX}{annotation}@")
     for row in found:
-        tasks.undo(row.id)
+        tasks.undo(row.id, actor)
     return [row.id for row in found]

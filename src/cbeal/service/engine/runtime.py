@@ -49,6 +49,7 @@ class Runtime:
         self.cold_pending: dict[str, list[float | None]] = {}  # decision id -> row
         self.cold_labelled: list[tuple[list[float | None], Any]] = []
         self.cold_asked = 0
+        self.history: Any = None  # the dashboard's chart rows (engine.history.History)
         if config.initial is not None:
             rows = [self.row(x) for x in config.initial.x]
             self._start(rows, list(config.initial.y))

@@ -31,6 +31,8 @@ class Service:
             self.streams,
             undo_seconds=settings.undo_seconds,
             lease_seconds=settings.task_lease_seconds,
+            max_lease_seconds=settings.max_lease_seconds,
+            max_open_leases=settings.max_open_leases,
         )
         self.background = Background(
             self.streams,

@@ -16,6 +16,12 @@ What each answer does (also in the README):
 * **an expired lease** — the task is simply open again for the next expert.
 * **an expired task** (``task_ttl_seconds``) — closed as if cancelled, and its label is
   given back to the budget.
+
+Leases mean something (the rules are :mod:`~cbeal.service.engine.holds`): only a task's
+holder answers it, only who labelled undoes, an admin's override is recorded. A lease
+lasts at most ``max_lease_seconds`` and a token holds at most ``max_open_leases`` at a
+time. Every change is one conditional update: of two answers racing for a task, the loser
+changes nothing and gets a 409.
 """
 
 from __future__ import annotations
@@ -23,38 +29,19 @@ from __future__ import annotations
 from typing import Any
 
 from cbeal.service.engine.explain import asked_by, explain, question
-from cbeal.service.engine.streams import NotFound, Streams
-from cbeal.service.store import events
-from cbeal.service.store import streams as stream_rows
+from cbeal.service.engine.holds import Actor, Conflict, TaskBase, Unchanged
+from cbeal.service.engine.streams import NotFound
 from cbeal.service.store import tasks as rows
-from cbeal.service.store.events import LeaseLost, now
+from cbeal.service.store.events import now
+from cbeal.service.store.tasks import Holder
 
-__all__ = ["Conflict", "TaskOps"]
-
-OPEN_STATES = ("open",)
-
-
-class Conflict(RuntimeError):
-    """The request contradicts the task's state (already labelled, already learned, …)."""
+__all__ = ["Actor", "Conflict", "TaskOps"]
 
 
-class TaskOps:
+class TaskOps(TaskBase):
     """Task operations of one service process."""
 
-    def __init__(self, streams: Streams, *, undo_seconds: float, lease_seconds: float) -> None:
-        self.streams = streams
-        self.undo_seconds = undo_seconds
-        self.lease_seconds = lease_seconds
-        self.after_learning: Any = None  # called with (name, runtime) after a label is learned
-
     # ------------------------------------------------------------------ reading
-    def _task(self, task_id: int) -> Any:
-        with self.streams.engine.connect() as conn:
-            row = rows.task_row(conn, task_id)
-        if row is None:
-            raise NotFound(f"no task {task_id}")
-        return row
-
     def view(self, task_id: int) -> dict[str, Any]:
         """A task as the API shows it: the sample, its decision and the answer so far."""
         with self.streams.engine.connect() as conn:
@@ -91,9 +78,16 @@ class TaskOps:
 
         With `held`, a task the holder leased already comes back first (a page reload);
         without, the next free task does (a bulk puller such as the Label Studio bridge).
+        A lease lasts at most ``max_lease_seconds``; a holder holds at most
+        ``max_open_leases`` (over every stream).
         """
         runtime = self.streams.get(name)  # the stream must exist (and be served here)
         seconds = lease_seconds or self.lease_seconds
+        if seconds > self.max_lease_seconds:
+            raise ValueError(
+                f"lease_seconds may be at most {self.max_lease_seconds:g} "
+                "(the service's maximum lease); ask for a shorter lease"
+            )
         for _ in range(5):  # another expert may take the same task between read and update
             t = now()
             with self.streams.engine.begin() as conn:
@@ -103,6 +97,13 @@ class TaskOps:
                 free = rows.free_task(conn, runtime.stream_id, t)
                 if free is None:
                     return None
+                holding = rows.open_leases(conn, holder, t)
+                if holding >= self.max_open_leases:
+                    raise Conflict(
+                        f"this token holds {holding} task leases already (at most "
+                        f"{self.max_open_leases}); answer or release some first "
+                        "(POST /api/v1/tasks/{id}/release)"
+                    )
                 got = rows.lease_task(conn, free, holder, t, t + seconds)
             if got:
                 return self.view(free)
@@ -123,7 +124,7 @@ class TaskOps:
         }
 
     # ------------------------------------------------------------------ answers
-    def label(self, task_id: int, label: Any, request_id: str, by: str) -> dict[str, Any]:
+    def label(self, task_id: int, label: Any, request_id: str, actor: Actor) -> dict[str, Any]:
         task = self._task(task_id)
         runtime = self.streams.get(self._stream_name(task.stream_id))
         value = runtime.label(label)  # unknown class: ValueError, nothing stored
@@ -131,43 +132,76 @@ class TaskOps:
             if task.request_id == request_id and task.label == value:
                 return self.view(task_id)  # the same request again
             raise Conflict(f"task {task_id} is {task.status}; undo the answer first")
-        with self.streams.engine.begin() as conn:
-            done = rows.set_labelled(conn, task_id, value, request_id, by, now())
-        if not done:
-            return self.label(task_id, label, request_id, by)  # raced: answer from the new state
+
+        def write(conn: Any, holder: Holder | None, t: float) -> bool:
+            return rows.set_labelled(
+                conn, task_id, value, request_id, actor.name, t, holder, actor.key
+            )
+
+        if not self._change(task, actor, "label", write):
+            again = self._task(task_id)
+            free = again.lease_until is None or again.lease_until <= now()
+            mine = actor.admin or actor.holds(again.lease_owner)
+            if again.status == "open" and not free and not mine:
+                raise self._held_elsewhere(again, "label")
+            return self.label(task_id, label, request_id, actor)  # answer from the new state
         if self.undo_seconds <= 0:
             self.learn_due(task_id)
         return self.view(task_id)
 
-    def undo(self, task_id: int) -> dict[str, Any]:
+    def undo(self, task_id: int, actor: Actor) -> dict[str, Any]:
+        """Withdraw a label within the undo window: the task is open again, leased to
+        `actor` (who will label it again). Only who labelled it (or an admin) may."""
+        task = self._task(task_id)
+
+        def write(conn: Any, holder: Holder | None, t: float) -> bool:
+            return rows.reopen_task(conn, task_id, t, holder, actor.key, t + self.lease_seconds)
+
+        if task.status == "labelled" and self._change(task, actor, "undo", write):
+            return self.view(task_id)
         task = self._task(task_id)
         if task.status in ("learned", "cannot_tell", "expired"):
             raise Conflict(
                 f"task {task_id} was {task.status} already; the model has used the "
                 f"answer (the undo window is {self.undo_seconds:g} s)"
             )
-        with self.streams.engine.begin() as conn:
-            rows.reopen_task(conn, task_id)
-        view = self.view(task_id)
-        if view["status"] != "open":
-            raise Conflict(f"task {task_id} is {view['status']}: too late to undo")
-        return view
+        if task.status == "open":
+            raise Conflict(f"task {task_id} is open: it holds no answer to undo")
+        raise self._held_elsewhere(task, "undo")
 
-    def skip(self, task_id: int) -> dict[str, Any]:
+    def skip(self, task_id: int, actor: Actor) -> dict[str, Any]:
         task = self._task(task_id)
         if task.status != "open":
             raise Conflict(f"task {task_id} is {task.status}; only open tasks can be skipped")
-        with self.streams.engine.begin() as conn:
-            rows.skip_task(conn, task_id)
+
+        def write(conn: Any, holder: Holder | None, t: float) -> bool:
+            return rows.skip_task(conn, task_id, t, holder)
+
+        if not self._change(task, actor, "skip", write):
+            raise self._refusal(task_id, "skip")
         return self.view(task_id)
 
-    def cannot_tell(self, task_id: int, request_id: str, by: str) -> dict[str, Any]:
+    def release(self, task_id: int, actor: Actor) -> dict[str, Any]:
+        """Give the lease of an open task back: the task is free for the next expert."""
+        task = self._task(task_id)
+        t = now()
+        if task.status != "open" or task.lease_until is None or task.lease_until <= t:
+            raise Conflict(f"task {task_id} is not leased ({task.status}): nothing to release")
+
+        def write(conn: Any, holder: Holder | None, t: float) -> bool:
+            return rows.release_task(conn, task_id, t, holder)
+
+        if not self._change(task, actor, "release", write):
+            raise self._refusal(task_id, "release")
+        return self.view(task_id)
+
+    def cannot_tell(self, task_id: int, request_id: str, actor: Actor) -> dict[str, Any]:
         task = self._task(task_id)
         if task.status == "cannot_tell" and task.request_id == request_id:
             return self.view(task_id)
         if task.status != "open":
             raise Conflict(f"task {task_id} is {task.status}")
-        self._close(task, "cannot_tell", refund=False, request_id=request_id, by=by)
+        self._close(task, "cannot_tell", refund=False, request_id=request_id, actor=actor)
         return self.view(task_id)
 
     # ------------------------------------------------------------------ to the model
@@ -193,61 +227,70 @@ class TaskOps:
             if fresh is None or fresh.status != "labelled":
                 return 0  # undone, or learned by another call
             d = fresh.decision
+            reward = runtime.reward(d, fresh.label)  # reads the model, changes nothing
+            correct = None if d["y_pred"] is None else d["y_pred"] == fresh.label
+            event = {"task_id": task_id, "decision_id": fresh.decision_id, "label": fresh.label}
+            todo: list[tuple[str, dict[str, Any]]] = [("label", event)]
+            changed = False  # once the model changed, a failure must drop it
             try:
-                reward = runtime.reward(d, fresh.label)
-                todo: list[tuple[str, dict[str, Any]]] = [
-                    (
-                        "label",
-                        {
-                            "task_id": task_id,
-                            "decision_id": fresh.decision_id,
-                            "label": fresh.label,
-                        },
-                    )
-                ]
-                if runtime.learn(fresh.decision_id, fresh.label):
-                    runtime.start()
-                    todo.append(("start", {}))
-                correct = None if d["y_pred"] is None else d["y_pred"] == fresh.label
                 with self.streams.engine.begin() as conn:
-                    seq = self._append(conn, runtime, todo)
+                    # first the task (it stays locked to the commit): an undo that won the
+                    # race leaves it unchanged, and the model untouched
                     if not rows.mark_learned(conn, task_id, reward, correct, now()):
-                        raise LeaseLost(f"task {task_id} changed while it was learned")
-                runtime.seq = seq
+                        raise Unchanged
+                    changed = True
+                    if runtime.learn(fresh.decision_id, fresh.label):
+                        runtime.start()
+                        todo.append(("start", {}))
+                    seq = self._append(conn, runtime, todo)
+            except Unchanged:
+                return 0
             except BaseException:
-                self.streams.drop(name, runtime)
+                if changed:
+                    self.streams.drop(name, runtime)
                 raise
+            runtime.seq = seq
             if self.after_learning is not None:
                 self.after_learning(name, runtime)
         return 1
 
-    def _append(self, conn: Any, runtime: Any, todo: list[tuple[str, dict[str, Any]]]) -> int:
-        return events.append_events(
-            conn,
-            runtime.stream_id,
-            self.streams.owner,
-            runtime.seq,
-            todo,
-            self.streams.lease_seconds,
-        )
-
     def _close(
-        self, task: Any, status: str, *, refund: bool, request_id: str | None, by: str | None
+        self,
+        task: Any,
+        status: str,
+        *,
+        refund: bool,
+        request_id: str | None,
+        actor: Actor | None,
     ) -> None:
+        """Close an open task without a label (cannot tell: by `actor`; expired: by the
+        service, `actor` None). A lost race changes nothing and raises Conflict."""
         name = self._stream_name(task.stream_id)
         runtime = self.streams.get(name)
+        t = now()
+        override = self._overrides(task, actor, t)
+        holder = None if actor is None or override else actor.holder
+        by = None if actor is None else actor.name
         with runtime.lock:
+            changed = False  # once the model changed, a failure must drop it
             try:
-                runtime.cancel(task.decision_id, refund)
-                event = {"task_id": task.id, "decision_id": task.decision_id, "refund": refund}
                 with self.streams.engine.begin() as conn:
-                    seq = self._append(conn, runtime, [("cancel", event)])
-                    if not rows.close_task(conn, task.id, status, request_id, by, now()):
-                        raise LeaseLost(f"task {task.id} changed while it was closed")
-                runtime.seq = seq
+                    # first the task (it stays locked to the commit), then the model
+                    if not rows.close_task(conn, task.id, status, request_id, by, t, holder):
+                        raise Unchanged
+                    todo = [self._override(task, actor, status)] if override and actor else []
+                    changed = True
+                    runtime.cancel(task.decision_id, refund)
+                    event = {"task_id": task.id, "decision_id": task.decision_id, "refund": refund}
+                    todo.append(("cancel", event))
+                    seq = self._append(conn, runtime, todo)
+            except Unchanged:
+                raise self._refusal(task.id, "close") from None
             except BaseException:
-                self.streams.drop(name, runtime)
+                if changed:
+                    self.streams.drop(name, runtime)
                 raise
+            runtime.seq = seq
 
     def expire(self) -> int:
         """Close open tasks older than their stream's ``task_ttl_seconds`` (label refunded)."""
@@ -259,16 +302,9 @@ class TaskOps:
             with self.streams.engine.connect() as conn:
                 old = rows.old_open_tasks(conn, runtime.stream_id, now() - ttl)
             for task in old:
-                self._close(task, "expired", refund=True, request_id=None, by=None)
+                try:
+                    self._close(task, "expired", refund=True, request_id=None, actor=None)
+                except Conflict:
+                    continue  # answered meanwhile
                 n += 1
         return n
-
-    def _stream_name(self, stream_id: int) -> str:
-        for name, rt in self.streams.owned().items():
-            if rt.stream_id == stream_id:
-                return name
-        with self.streams.engine.connect() as conn:
-            found = stream_rows.stream_name(conn, stream_id)
-        if found is None:
-            raise NotFound(f"no stream {stream_id}")
-        return found

@@ -19,7 +19,8 @@ Id = Annotated[int, Field(ge=1, le=2**62)]
 
 
 class _Open(BaseModel):
-    model_config = ConfigDict(extra="allow")  # Label Studio sends more than cbeal reads
+    # Label Studio sends more than cbeal reads; what cbeal reads has its JSON type
+    model_config = ConfigDict(extra="allow", strict=True)
 
 
 class ResultValue(_Open):

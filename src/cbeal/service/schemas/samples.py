@@ -11,13 +11,13 @@ __all__ = ["SampleIn", "SampleReply", "SamplesIn", "SamplesReply"]
 
 
 class SampleIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     id: str = Field(min_length=1, max_length=200, description="your id of the part (idempotent)")
     x: Row
 
 
 class SamplesIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     samples: list[SampleIn] = Field(min_length=1, max_length=10_000)
 
 

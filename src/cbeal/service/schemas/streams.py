@@ -5,7 +5,17 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    field_validator,
+    model_validator,
+)
 
 from cbeal.catalog import (
     RECOMMENDED,
@@ -17,19 +27,25 @@ from cbeal.catalog import (
 )
 from cbeal.core import BudgetError, ParameterError
 
-__all__ = ["Initial", "Label", "Row", "StreamConfig"]
+__all__ = ["Initial", "Label", "Row", "StreamConfig", "Value"]
 
-Label = Annotated[str | int | bool, Field(union_mode="left_to_right")]
-#: a sample: values by feature name, or a list in the order of the stream's features;
-#: ``null`` is a missing value (imputed when ``preprocess`` is ``impute-scale``)
-Row = dict[str, float | None] | list[float | None]
+#: a class label: text, a number or a boolean, kept with its JSON type (``1`` is not
+#: ``true``, ``"1"`` is not ``1``, ``1`` is not ``1.0``)
+Label = Annotated[
+    StrictStr | StrictInt | StrictBool | StrictFloat, Field(union_mode="left_to_right")
+]
+#: a feature value: a JSON number, or ``null`` for a missing one (imputed when
+#: ``preprocess`` is ``impute-scale``); text and booleans are refused, not converted
+Value = StrictFloat | None
+#: a sample: values by feature name, or a list in the order of the stream's features
+Row = dict[str, Value] | list[Value]
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
 
 
 class Initial(BaseModel):
     """The initial labelled set ``D0``: rows and their labels."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     x: list[Row] = Field(min_length=1, max_length=100_000)
     y: list[Label] = Field(min_length=1, max_length=100_000)
     ids: list[str] | None = Field(
@@ -54,7 +70,7 @@ class Initial(BaseModel):
 class StreamConfig(BaseModel):
     """What a stream is created with (``POST /api/v1/streams``)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     name: str = Field(description="letters, digits, '.', '_' or '-'; e.g. line3")
     features: list[str] = Field(min_length=1, max_length=5000)
     classes: list[Label] = Field(min_length=2, max_length=100)
@@ -107,7 +123,10 @@ class StreamConfig(BaseModel):
         if len({(type(c), c) for c in v}) != len(v):
             raise ValueError("classes must be distinct")
         if len({type(c) for c in v}) != 1:
-            raise ValueError("classes must all be text or all numbers, e.g. ['ok', 'fail']")
+            raise ValueError(
+                "classes must all have one JSON type: all text, all whole numbers, all "
+                "decimal numbers or all booleans, e.g. ['ok', 'fail']"
+            )
         return v
 
     @model_validator(mode="after")

@@ -15,13 +15,13 @@ RequestId = Annotated[str, Field(min_length=1, max_length=100)]
 
 
 class LabelIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     label: Label
     request_id: RequestId
 
 
 class AnswerIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     request_id: RequestId
 
 

@@ -16,13 +16,57 @@ from typing import Any
 import orjson
 from sqlalchemy import Engine, create_engine, event
 
-__all__ = ["DatabaseUnavailable", "connect", "default_url", "migrate", "redact"]
+__all__ = ["DatabaseUnavailable", "Outage", "connect", "default_url", "migrate", "outage", "redact"]
 
 MIGRATIONS = Path(__file__).parent.parent / "migrations"
 
 
 class DatabaseUnavailable(RuntimeError):
     """The database cannot be reached or opened; the message is one line saying what to do."""
+
+
+class Outage(RuntimeError):
+    """The database failed this request for a reason outside the request: a lost
+    connection, a full disk. The same request may succeed later (a 503)."""
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+_FULL = ("disk is full", "no space left", "disk full", "could not extend file", "disk i/o error")
+
+
+def outage(exc: BaseException) -> Outage | None:
+    """What a database error means for the caller: an :class:`Outage` (retry later) for a
+    lost connection, an unreachable server, a busy pool or a full disk; None for any
+    other error (a fault of the request or of the service).
+
+    >>> import sqlite3
+    >>> from sqlalchemy.exc import OperationalError
+    >>> full = sqlite3.OperationalError("database or disk is full")
+    >>> outage(OperationalError("INSERT ...", {}, full)).retry_after
+    30
+    >>> outage(ValueError("no")) is None
+    True
+    """
+    import errno
+
+    from sqlalchemy.exc import DBAPIError, DisconnectionError, InterfaceError, OperationalError
+    from sqlalchemy.exc import TimeoutError as PoolTimeout
+
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return Outage("the server's disk is full", 30)
+    if isinstance(exc, PoolTimeout):
+        return Outage("every database connection is busy", 2)
+    lost = isinstance(exc, DBAPIError) and exc.connection_invalidated
+    if not (lost or isinstance(exc, OperationalError | InterfaceError | DisconnectionError)):
+        return None
+    said = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+    first = said[0] if said else type(exc).__name__
+    if any(k in first.lower() for k in _FULL):
+        return Outage(f"the database cannot write: {first}", 30)
+    return Outage(f"the database connection failed: {first}", 2)
 
 
 def redact(url: str) -> str:

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Connection, Integer, Select, func, select
+from sqlalchemy import Connection, Integer, Select, func, or_, select
 
 from cbeal.service.store.tables import samples, tasks
 
-__all__ = ["export_query", "history_rows", "pool_rows", "stream_counts"]
+__all__ = ["export_query", "pool_rows", "samples_since", "stream_counts", "tasks_since"]
 
 POOL_STATES = ("initial", "labelled", "learned")
 
@@ -48,31 +48,45 @@ def pool_rows(conn: Connection, stream_id: int) -> list[Any]:
     )
 
 
-def history_rows(conn: Connection, stream_id: int, last: int) -> tuple[list[Any], list[Any]]:
-    """The last `last` samples (arrival, asked, model version, decision), oldest first, and
-    every task of the stream beyond D0 (times, status, label, right or wrong)."""
-    srows = conn.execute(
+def samples_since(conn: Connection, stream_id: int, after: int, last: int) -> list[Any]:
+    """The samples after event `after` (at most the `last` latest), oldest first: seq,
+    arrival, asked, model version and decision."""
+    rows = conn.execute(
         select(
+            samples.c.seq,
             samples.c.received_at,
             samples.c.acquire,
             samples.c.model_version,
             samples.c.decision,
         )
-        .where(samples.c.stream_id == stream_id, samples.c.seq > 0)
+        .where(samples.c.stream_id == stream_id, samples.c.seq > after)
         .order_by(samples.c.seq.desc())
         .limit(last)
-    ).all()[::-1]
-    trows = conn.execute(
-        select(
-            tasks.c.created_at,
-            tasks.c.labelled_at,
-            tasks.c.learned_at,
-            tasks.c.status,
-            tasks.c.label,
-            tasks.c.correct,
-        ).where(tasks.c.stream_id == stream_id, tasks.c.status != "initial")
     ).all()
-    return list(srows), list(trows)
+    return list(rows[::-1])
+
+
+def tasks_since(conn: Connection, stream_id: int, after: int, ids: list[int]) -> list[Any]:
+    """The tasks beyond D0 created after task `after`, and the tasks `ids`: times, status,
+    label and whether the model predicted it."""
+    new = tasks.c.id > after
+    return list(
+        conn.execute(
+            select(
+                tasks.c.id,
+                tasks.c.created_at,
+                tasks.c.labelled_at,
+                tasks.c.learned_at,
+                tasks.c.status,
+                tasks.c.label,
+                tasks.c.correct,
+            ).where(
+                tasks.c.stream_id == stream_id,
+                tasks.c.status != "initial",
+                or_(new, tasks.c.id.in_(ids)) if ids else new,
+            )
+        )
+    )
 
 
 def export_query(stream_id: int) -> Select[Any]:

@@ -5,11 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from sqlalchemy import Connection, insert, select
+from sqlalchemy.exc import IntegrityError
 
 from cbeal.service.store.events import now
 from cbeal.service.store.tables import samples, streams, tasks
 
 __all__ = [
+    "StreamExists",
     "decisions_after",
     "insert_initial",
     "insert_stream",
@@ -18,6 +20,10 @@ __all__ = [
     "stream_names",
     "stream_row",
 ]
+
+
+class StreamExists(FileExistsError):
+    """A stream of that name exists already (perhaps created a moment ago by another process)."""
 
 
 def stream_exists(conn: Connection, name: str) -> bool:
@@ -29,16 +35,19 @@ def insert_stream(
 ) -> int:
     """A new stream row, leased to `owner`; returns its id."""
     t = now()
-    res = conn.execute(
-        insert(streams).values(
-            name=name,
-            config=config,
-            created_at=t,
-            last_seq=0,
-            owner=owner,
-            lease_until=t + lease_seconds,
+    try:
+        res = conn.execute(
+            insert(streams).values(
+                name=name,
+                config=config,
+                created_at=t,
+                last_seq=0,
+                owner=owner,
+                lease_until=t + lease_seconds,
+            )
         )
-    )
+    except IntegrityError:  # the unique name: another process created it since the check
+        raise StreamExists(f"a stream named {name!r} exists already") from None
     return int(res.inserted_primary_key[0])  # type: ignore[index]
 
 

@@ -1,18 +1,24 @@
 """The expert's queue in SQL: tasks, their leases and the answers they hold.
 
-Every update is conditional on the task's current status (and lease), so a lost race
-changes nothing and the caller sees ``False``.
+Every update is conditional on the task's current status and on who holds it, so a lost
+race changes nothing and the caller sees ``False``. An open task is held by its live
+lease (``lease_owner`` until ``lease_until``); a labelled one by whoever labelled it
+(``lease_owner``, no end), so that only they may undo it. A :class:`Holder` is the caller
+the conditions test: its lease key, and the prefix of keys it also answers for (Label
+Studio answers for every Label Studio lease); ``None`` skips the test (an admin's
+override, the service's own expiry).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
-from sqlalchemy import Connection, and_, or_, select, update
+from sqlalchemy import Connection, and_, func, or_, select, true, update
 
 from cbeal.service.store.tables import samples, tasks
 
 __all__ = [
+    "Holder",
     "close_task",
     "due_labels",
     "free_task",
@@ -20,7 +26,9 @@ __all__ = [
     "lease_task",
     "mark_learned",
     "old_open_tasks",
+    "open_leases",
     "queue_rows",
+    "release_task",
     "reopen_task",
     "set_labelled",
     "skip_task",
@@ -29,6 +37,36 @@ __all__ = [
     "task_with_decision",
     "tasks_by_request_prefix",
 ]
+
+
+class Holder(NamedTuple):
+    key: str  # the lease key, e.g. "alice#3"
+    group: str | None = None  # also answers for the keys starting with this
+
+
+def _may(holder: Holder | None, t: float) -> Any:
+    """The task is free (no holder, or a lease run out) or held by `holder`."""
+    if holder is None:
+        return true()
+    cond = [
+        tasks.c.lease_owner.is_(None),
+        tasks.c.lease_until <= t,
+        tasks.c.lease_owner == holder.key,
+    ]
+    if holder.group:
+        cond.append(tasks.c.lease_owner.startswith(holder.group, autoescape=True))
+    return or_(*cond)
+
+
+def open_leases(conn: Connection, key: str, t: float) -> int:
+    """How many open tasks, over every stream, `key` leases now."""
+    return int(
+        conn.execute(
+            select(func.count()).where(
+                tasks.c.status == "open", tasks.c.lease_owner == key, tasks.c.lease_until > t
+            )
+        ).scalar_one()
+    )
 
 
 def task_row(conn: Connection, task_id: int) -> Any:
@@ -111,39 +149,73 @@ def queue_rows(conn: Connection, stream_id: int) -> list[Any]:
 
 
 def set_labelled(
-    conn: Connection, task_id: int, label: Any, request_id: str, by: str, t: float
+    conn: Connection,
+    task_id: int,
+    label: Any,
+    request_id: str,
+    by: str,
+    t: float,
+    holder: Holder | None,
+    key: str,
 ) -> bool:
+    """Label an open task `holder` may answer; `key` holds the label (may undo it)."""
     res = conn.execute(
         update(tasks)
-        .where(tasks.c.id == task_id, tasks.c.status == "open")
+        .where(tasks.c.id == task_id, tasks.c.status == "open", _may(holder, t))
         .values(
             status="labelled",
             label=label,
             request_id=request_id,
             labelled_at=t,
             labelled_by=by,
-            lease_owner=None,
+            lease_owner=key,
             lease_until=None,
         )
     )
     return res.rowcount == 1
 
 
-def reopen_task(conn: Connection, task_id: int) -> bool:
-    """Withdraw a label the model has not learned yet: the task is open again."""
+def reopen_task(
+    conn: Connection, task_id: int, t: float, holder: Holder | None, key: str, until: float
+) -> bool:
+    """Withdraw a label the model has not learned yet: the task is open again, leased to
+    `key` until `until` (who undid it, to label it again)."""
     res = conn.execute(
         update(tasks)
-        .where(tasks.c.id == task_id, tasks.c.status == "labelled")
-        .values(status="open", label=None, request_id=None, labelled_at=None, labelled_by=None)
+        .where(tasks.c.id == task_id, tasks.c.status == "labelled", _may(holder, t))
+        .values(
+            status="open",
+            label=None,
+            request_id=None,
+            labelled_at=None,
+            labelled_by=None,
+            lease_owner=key,
+            lease_until=until,
+        )
     )
     return res.rowcount == 1
 
 
-def skip_task(conn: Connection, task_id: int) -> bool:
+def skip_task(conn: Connection, task_id: int, t: float, holder: Holder | None) -> bool:
     res = conn.execute(
         update(tasks)
-        .where(tasks.c.id == task_id, tasks.c.status == "open")
+        .where(tasks.c.id == task_id, tasks.c.status == "open", _may(holder, t))
         .values(skips=tasks.c.skips + 1, lease_owner=None, lease_until=None)
+    )
+    return res.rowcount == 1
+
+
+def release_task(conn: Connection, task_id: int, t: float, holder: Holder | None) -> bool:
+    """Give up a live lease of an open task (`holder`'s, or anyone's for None)."""
+    res = conn.execute(
+        update(tasks)
+        .where(
+            tasks.c.id == task_id,
+            tasks.c.status == "open",
+            tasks.c.lease_until > t,
+            _may(holder, t),
+        )
+        .values(lease_owner=None, lease_until=None)
     )
     return res.rowcount == 1
 
@@ -182,11 +254,12 @@ def close_task(
     request_id: str | None,
     by: str | None,
     t: float,
+    holder: Holder | None,
 ) -> bool:
     """Close an open task without a label (cannot tell, expired)."""
     res = conn.execute(
         update(tasks)
-        .where(tasks.c.id == task_id, tasks.c.status == "open")
+        .where(tasks.c.id == task_id, tasks.c.status == "open", _may(holder, t))
         .values(
             status=status,
             request_id=request_id,
