@@ -24,6 +24,7 @@ __all__ = [
     "PASS",
     "SERIES",
     "plot_acquisitions",
+    "plot_band",
     "plot_budget",
     "plot_cumulative_reward",
     "plot_decision_boundaries",
@@ -388,4 +389,35 @@ def plot_scores(
     ax.set_ylabel("score on the test set")
     ax.set_title(title or "Test scores per method")
     ax.legend(fontsize=7, ncol=max(len(metrics), 1), loc="upper center")
+    return ax
+
+
+def plot_band(trace: Trace, ax: Any = None, *, title: str = "") -> Any:
+    """A regressor's run: each part's prediction error against the tolerance band.
+
+    The error ``ŷ − y`` of the prediction made *before* the part was learned, the band
+    ``± tolerance`` shaded (green), parts outside it in red, and the parts whose value was
+    asked for marked with a tick at the bottom. The title gives the share within the band.
+    """
+    tol = trace.metadata.get("tolerance")
+    if tol is None:
+        raise ValueError("plot_band needs the trace of a model with a regressor and a tolerance")
+    ax = _axes(ax)
+    tol = float(tol)
+    err = np.asarray(trace.y_pred, dtype=np.float64) - np.asarray(trace.y_true, dtype=np.float64)
+    t = np.arange(err.shape[0])
+    out = np.abs(err) > tol
+    ax.axhspan(-tol, tol, color="#2ca02c", alpha=0.15, label=f"tolerance ± {tol:.3g}")
+    ax.scatter(t[~out], err[~out], s=4, color=PASS, label="within tolerance")
+    ax.scatter(t[out], err[out], s=6, color=FAILURE, label="outside tolerance")
+    low = float(np.min(err, initial=-tol))
+    asked = np.flatnonzero(trace.acquired)
+    ax.vlines(asked, low - 0.3 * tol, low - 0.05 * tol, color="black", lw=0.9,
+              label=f"asked for ({asked.size})")  # fmt: skip
+    ax.axhline(0.0, color="black", lw=0.5)
+    ax.set_xlabel(STREAM_AXIS)
+    ax.set_ylabel("prediction − measured")
+    share = float(np.mean(~out)) if err.size else float("nan")
+    ax.set_title(title or f"Prediction error against the band ({share:.0%} within tolerance)")
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.28), ncol=4)
     return ax

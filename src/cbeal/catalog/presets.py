@@ -22,8 +22,8 @@ __all__ = ["PRESETS", "RECOMMENDED", "PresetEntry", "preset_entry", "preset_pool
 @dataclass(frozen=True)
 class PresetEntry:
     """One preset: ``agents`` by catalog name, ``solver`` the :class:`Exp4P` options
-    (``None``: the paper's defaults), ``family`` ``"recommended"``, ``"extended"`` or
-    ``"paper"``."""
+    (``None``: the paper's defaults), ``family`` ``"recommended"``, ``"extended"``,
+    ``"paper"`` or ``"regression"`` (for regressors)."""
 
     name: str
     label: str
@@ -96,6 +96,16 @@ _ENTRIES = [
         "extended",
         ("RAL1", "RAL2", "ENT", "VU"),
         {"eta": 0.2, "ewma": False},
+    ),
+    PresetEntry(  # regressors (issue 20, REGRESSION.md): chosen on its development part
+        "CBEAL-R",
+        "committee variance and model change, one pacer",
+        "regressors: committee variance and expected model change (EMCM) of the model's "
+        "own regressor, scores fused with equal weights, one even pacer",
+        "regression",
+        ("QBCR", "EMCM"),
+        epsilon=0.0,
+        fusion={"weights": "equal"},
     ),
     *(
         PresetEntry(

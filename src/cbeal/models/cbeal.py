@@ -20,6 +20,7 @@ from cbeal.core import (
 )
 from cbeal.core.agent import Agent
 from cbeal.models.fusion_presets import fusion_of
+from cbeal.models.regression import committee_of
 from cbeal.models.stream import StreamLearner
 
 __all__ = ["CbeAL"]
@@ -74,6 +75,15 @@ class CbeAL(StreamLearner):
         fixed prefix (e.g. a line's name) to make ids reproducible across replays.
     random_state
         Seed of every random draw; same seed, same decisions.
+    tolerance
+        A regressor only (``estimator=BayesianRidge()``, …): the half-width of the band a
+        measured value must fall in, in the target's unit. A part whose prediction is off
+        by more is one the model got wrong (the reward); the agents see
+        ``P(|y − ŷ| ≤ tolerance)`` as the model's certainty. See REGRESSION.md.
+    regression_reward
+        A regressor only: ``"band"`` (ρ+ when ``|y − ŷ| > tolerance``, else ρ−) or
+        ``"normalized"`` (the error over the tolerance, graded within ``[ρ−, ρ+]``; see
+        :func:`cbeal.core.regression.regression_reward`).
 
     Examples
     --------
@@ -128,6 +138,8 @@ class CbeAL(StreamLearner):
         preprocessor: Any = None,
         id_prefix: str | None = None,
         random_state: Any = None,
+        tolerance: float | None = None,
+        regression_reward: str = "band",
     ) -> None:
         self.agents = agents
         self.estimator = estimator
@@ -142,6 +154,8 @@ class CbeAL(StreamLearner):
         self.preprocessor = preprocessor
         self.id_prefix = id_prefix
         self.random_state = random_state
+        self.tolerance = tolerance
+        self.regression_reward = regression_reward
 
     @classmethod
     def from_preset(
@@ -177,7 +191,10 @@ class CbeAL(StreamLearner):
         else:
             params.setdefault("solver", entry.make_solver())
         params.setdefault("epsilon", entry.epsilon)
-        return cls(agents=entry.pool(share), **params)
+        pool = entry.pool(share)
+        if entry.family == "regression":  # its committees refit the model's own regressor
+            pool = committee_of(pool, params.get("estimator"))
+        return cls(agents=pool, **params)
 
     @classmethod
     def from_agents(

@@ -286,7 +286,7 @@ def _all() -> dict[str, Strategy]:
     # recommended one until score fusion's CBEAL-5F was chosen, issue 23); a fusion preset
     # also runs under a rate budget
     for name, entry in PRESETS.items():
-        if entry.family == "paper":
+        if entry.family in ("paper", "regression"):  # regression presets: REGRESSION.md
             continue
         rec = name == RECOMMENDED
         out[name] = Strategy(name, "recommended" if rec else "cbeal", _fusion_preset(name))
