@@ -73,7 +73,8 @@ def test_a_measured_target_runs_the_regression_path(
 
 def test_the_learner_and_the_comparison_can_be_chosen(csv: Path, tmp_path: Path) -> None:
     out = tmp_path / "rep"
-    args = ("--target", "Process temperature [K]", "--tolerance", "0.5", "--drop", "Machine failure")
+    target = ("--target", "Process temperature [K]", "--tolerance", "0.5")
+    args = (*target, "--drop", "Machine failure")
     extra = ("--learner", "rbf-bayesian-ridge", "--agents", "LD2,RALR1", "--compare", "RS,SPR")
     assert cli(csv, out, *args, *extra, "--budget", "40", "--repeats", "2") == 0
     info = json.loads((out / "summary.json").read_text())

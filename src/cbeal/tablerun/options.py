@@ -12,8 +12,8 @@ import numpy as np
 
 from cbeal.catalog import (
     LEARNERS,
-    REGRESSORS,
     RECOMMENDED,
+    REGRESSORS,
     UnknownNameError,
     agent_entry,
     budget,

@@ -352,7 +352,7 @@ def execute(plan: Plan) -> UserRun:
         seeds=seeds,
         estimate=plan.estimate,
         learner=plan.learner,
-        target=target_stats(split, plan.options.tolerance) if plan.measured else None,
+        target=target_stats(split, float(o.tolerance)) if o.tolerance is not None else None,
         curves=curves,
     )
 

@@ -40,9 +40,8 @@ def cbeal_blocks(result: UserRun) -> list[Block]:
     s, t = result.stats.cbeal, result.target
     assert t is not None
     rule = result.options.regression_reward
-    reward = (
-        "+1 each" if rule == "band" else "graded by how far outside (`regression_reward` normalized)"
-    )
+    graded = "graded by how far outside (`regression_reward` normalized)"
+    reward = "+1 each" if rule == "band" else graded
     return [
         ("h", 2, f"The {result.name} run (seed {result.options.seed})"),
         (
@@ -75,7 +74,11 @@ def figures(result: UserRun, folder: Path) -> dict[str, Path]:
         bottom,
         allowance=use.allowance,
         budget_label="allowed by the budget: "
-        + (f"{use.given} of the parts seen (a paced rate)" if use.paced else f"{use.labels} labels"),
+        + (
+            f"{use.given} of the parts seen (a paced rate)"
+            if use.paced
+            else f"{use.labels} labels (a count)"
+        ),
     )
     fig.suptitle(f"{result.name} on {result.table.path.name}")
     folder.mkdir(exist_ok=True)

@@ -63,7 +63,8 @@ def _terms(result: UserRun) -> list[str]:
     kinds = {str(kind_of(a)) for a in result.trace.agent_names}
     m = "-measured" if result.measured else ""
     keys = [f"stream{m}", "budget-rate" if result.stats.budget.paced else "budget-count", "D0"]
-    keys += ["CbeAL", f"reward{m}", "weights", "flips" if result.stats.control_chart else "no-flips"]
+    chart = "flips" if result.stats.control_chart else "no-flips"
+    keys += ["CbeAL", f"reward{m}", "weights", chart]
     keys += sorted(kinds & {"exploration", "exploitation"})
     keys += ["references", f"scores{m}"] if result.scores else []
     keys += ["repeats"] if len(result.seeds) > 1 else []
@@ -119,9 +120,7 @@ def _data(result: UserRun) -> list[Block]:
         (
             "p",
             f"`{tab.path.name}` (SHA-256 `{tab.sha256[:16]}…`): {tab.shape[0]} rows × "
-            f"{tab.shape[1]} columns"
-            + (f", read as {read}" if read else "")
-            + f". {values}",
+            f"{tab.shape[1]} columns" + (f", read as {read}" if read else "") + f". {values}",
         ),
     ]
 
