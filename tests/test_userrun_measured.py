@@ -99,6 +99,7 @@ def test_the_learner_and_the_comparison_can_be_chosen(csv: Path, tmp_path: Path)
         (("--label", TORQUE, "--tolerance", "5", "--preset", "CBEAL-5F"), "needs class labels"),
         (("--label", TORQUE, "--tolerance", "5", "--compare", "US"), "needs class labels"),
         (("--label", "Machine failure", "--preset", "CBEAL-R"), "is for measured values"),
+        (("--label", TORQUE, "--tolerance", "5", "--positive", "1"), "leave out --positive"),
     ],
 )
 def test_bad_measured_input_stops_with_a_message(

@@ -183,7 +183,7 @@ def _labels(frame: Any, label: str) -> np.ndarray:
     if y.dtype.kind == "f":
         if not np.all(np.mod(y, 1) == 0):
             raise InvalidInputError(
-                f"the label column {label!r} holds measured values (e.g. "
+                f"the label column {label!r} holds non-whole numbers, measured values (e.g. "
                 f"{float(y[np.mod(y, 1) != 0][0])!r}): give the `tolerance` of the "
                 "measurement (the half-width of the band around the true value, in the "
                 "column's unit, e.g. 0.05) to predict them by regression, or give class "

@@ -102,6 +102,11 @@ class RunOptions:
                 "around the measured value, in the label column's unit (e.g. 0.05 for "
                 "±0.05 mm)"
             )
+        if self.measured and self.positive is not None:
+            raise InvalidInputError(
+                "`positive` names the failure class of class labels; measured values (with a "
+                "`tolerance`) have none: leave out `positive`"
+            )
         if self.regression_reward not in ("band", "normalized"):
             raise InvalidInputError(
                 f"`regression_reward` must be 'band' or 'normalized', got "
