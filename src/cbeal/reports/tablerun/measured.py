@@ -6,9 +6,6 @@ spent against the budget, and the learning curve against the labels spent."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
-
-import numpy as np
 
 from cbeal.reports.document import Block
 from cbeal.tablerun import UserRun
@@ -61,56 +58,37 @@ def cbeal_blocks(result: UserRun) -> list[Block]:
 def figures(result: UserRun, folder: Path) -> dict[str, Path]:
     """Draw ``run.png`` (error against the band, labels against the budget) and, with a
     test set, ``curve.png`` (learning curves); raises ImportError without matplotlib."""
-    from matplotlib.figure import Figure
-
-    from cbeal.plotting import plot_band, plot_budget
+    from cbeal.plotting import plot_band_run, plot_learning_curves
 
     use = result.stats.budget
-    fig = Figure(figsize=(9, 7), layout="constrained")
-    top, bottom = fig.subplots(2, 1, height_ratios=(1.6, 1))
-    plot_band(result.trace, top)
-    plot_budget(
+    fig = plot_band_run(
         result.trace,
-        bottom,
+        title=f"{result.name} on {result.table.path.name}",
         allowance=use.allowance,
-        budget_label="allowed by the budget: "
-        + (
-            f"{use.given} of the parts seen (a paced rate)"
-            if use.paced
-            else f"{use.labels} labels (a count)"
-        ),
+        budget_label=_budget_label(result),
     )
-    fig.suptitle(f"{result.name} on {result.table.path.name}")
     folder.mkdir(exist_ok=True)
     out = {"run": folder / "run.png"}
     fig.savefig(out["run"], dpi=110)
     if result.curves:
+        full = result.scores.get("All Training Data")
+        n = result.labels.get("All Training Data", 0)
+        curves = plot_learning_curves(
+            {m: (c.labels, c.rmse, c.in_band) for m, c in result.curves.items()},
+            tolerance=float(result.options.tolerance or 0.0),
+            reference=None
+            if not full
+            else (f"all {n} training labels", full["rmse"], full["in_band"]),
+        )
         out["curve"] = folder / "curve.png"
-        _curve_figure(result).savefig(out["curve"], dpi=110)
+        curves.savefig(out["curve"], dpi=110)
     return out
 
 
-def _curve_figure(result: UserRun) -> Any:
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(9, 4.2), layout="constrained")
-    left, right = fig.subplots(1, 2)
-    full = result.scores.get("All Training Data", {})
-    for method, curve in result.curves.items():
-        left.plot(curve.labels, curve.rmse, marker="o", ms=3, label=method)
-        right.plot(curve.labels, np.asarray(curve.in_band) * 100, marker="o", ms=3, label=method)
-    if full:
-        n = result.labels.get("All Training Data", 0)
-        left.axhline(full["rmse"], color="grey", ls="--", lw=1, label=f"all {n} training labels")
-        right.axhline(100 * full["in_band"], color="grey", ls="--", lw=1)
-    left.set(xlabel="labels spent", ylabel="test RMSE", title="Test RMSE against labels spent")
-    right.set(
-        xlabel="labels spent",
-        ylabel="% of test parts",
-        title=f"Within tolerance (±{result.options.tolerance:g})",
-    )
-    left.legend(fontsize=8)
-    return fig
+def _budget_label(result: UserRun) -> str:
+    use = result.stats.budget
+    allowed = f"{use.given} of the parts seen (a paced rate)" if use.paced else "a count"
+    return f"allowed by the budget: {allowed if use.paced else f'{use.labels} labels ({allowed})'}"
 
 
 def figure_blocks(result: UserRun, found: dict[str, Path]) -> list[Block]:
