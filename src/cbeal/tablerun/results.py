@@ -215,6 +215,7 @@ class RunStats:
     cbeal: dict[str, Any]  # the CbeAL run (first seed): labels, rewards, flips
     weights: dict[str, float]  # CbeAL's final standardized weights
     control_chart: bool  # whether CbeAL's bandit flips weights with the EWMA chart
+    fusion: str | None = None  # a score-fusion preset's weights ("equal", "evidence"), else None
 
 
 def cbeal_numbers(trace: Trace, budget: BudgetUse) -> tuple[dict[str, Any], dict[str, float]]:

@@ -369,7 +369,14 @@ def _stats(plan: Plan, seeds: list[SeedRun], traces: dict[str, Trace]) -> RunSta
         cbeal=cbeal,
         weights=weights,
         control_chart=plan.agents is not None or preset_entry(plan.name).control_chart,
+        fusion=None if plan.agents is not None else _fusion(plan.name),
     )
+
+
+def _fusion(preset: str) -> str | None:
+    """How a score-fusion preset weighs its agents' scores (None for a bandit's vote)."""
+    fusion = preset_entry(preset).fusion
+    return None if fusion is None else str(fusion.get("weights", "equal"))
 
 
 def run(options: RunOptions) -> UserRun:

@@ -62,6 +62,10 @@ TERMS: dict[str, str] = {
     "no-flips": "**How the weights move.** This ensemble has no control chart: each weight "
     "follows only the rewards of the requests its agent advised, so an agent whose requests "
     "keep catching model errors gains weight steadily.",
+    "fusion": "**Score fusion.** In this preset the agents do not vote: each scores every "
+    "part (how much it wants the part's label), the scores are averaged — with equal weights, "
+    "or with weights that grow with each agent's evidence — and one pacer turns the averaged "
+    "score into ask or don't ask, so that the budget is spent evenly along the stream.",
     "references": "**Initial** is the model trained on D0 alone; **All Training Data** the "
     "model trained on every training row's label, what unlimited labelling would give.",
     "scores": "**Scores.** Accuracy is the share of test parts classified correctly. "

@@ -64,7 +64,8 @@ def _terms(result: UserRun) -> list[str]:
     m = "-measured" if result.measured else ""
     keys = [f"stream{m}", "budget-rate" if result.stats.budget.paced else "budget-count", "D0"]
     chart = "flips" if result.stats.control_chart else "no-flips"
-    keys += ["CbeAL", f"reward{m}", "weights", chart]
+    vote = ["fusion"] if result.stats.fusion else ["weights", chart]
+    keys += ["CbeAL", f"reward{m}", *vote]
     keys += sorted(kinds & {"exploration", "exploitation"})
     keys += ["references", f"scores{m}"] if result.scores else []
     keys += ["repeats"] if len(result.seeds) > 1 else []
@@ -310,6 +311,8 @@ def _cbeal(result: UserRun) -> list[Block]:
     chart = (
         f"The EWMA chart flipped a weight {s['n_flips']} times. "
         if stats.control_chart
+        else f"{result.name} fuses its agents' scores ({stats.fusion} weights). "
+        if stats.fusion
         else f"{result.name} has no control chart: the weights followed the rewards alone. "
     )
     return [
