@@ -36,7 +36,8 @@ import functools
 import sys
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -178,6 +179,16 @@ class UserRun:
         return self.traces[self.name]
 
 
+@contextmanager
+def _quiet() -> Iterator[None]:
+    """Hold back scikit-learn's warning that Nyström features (the `rbf-bayesian-ridge`
+    learner) are fitted on fewer rows than components: it then uses every row, as meant,
+    and would otherwise warn at each of the early refits."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="n_components > n_samples")
+        yield
+
+
 def _stream_run(model: StreamLearner, split: Split, progress: bool, desc: str) -> Trace:
     with warnings.catch_warnings():  # a single-class D0 is reported once, in the notes
         warnings.simplefilter("ignore", SingleClassWarning)
@@ -245,17 +256,23 @@ def prepare(options: RunOptions) -> Plan:
     builders: dict[str, Callable[[], Any]] = {
         m: functools.partial(plan.build, m, options.seed) for m in [name, *compare]
     }
-    plan.estimate = estimate(
-        learner=learner,
-        split=split,
-        classes=classes,
-        budget=budget,
+    with _quiet():
+        plan.estimate = _estimate(plan, builders)
+    return plan
+
+
+def _estimate(plan: Plan, builders: dict[str, Callable[[], Any]]) -> Estimate:
+    options = plan.options
+    return estimate(
+        learner=plan.learner,
+        split=plan.split,
+        classes=plan.classes,
+        budget=plan.budget,
         refit_every=options.refit_every,
         repeats=options.repeats,
         seed=options.seed,
         builders=builders,
     )
-    return plan
 
 
 def _show_progress(plan: Plan) -> bool:
@@ -319,7 +336,8 @@ def execute(plan: Plan) -> UserRun:
     seeds: list[SeedRun] = []
     first: tuple[Any, ...] = ()
     for seed in range(o.seed, o.seed + o.repeats):
-        models, traces, preds = _one_seed(plan, seed, progress)
+        with _quiet():
+            models, traces, preds = _one_seed(plan, seed, progress)
         labels = {m: tr.n_acquired for m, tr in traces.items()}
         if split.n_test:  # the references only exist to be scored
             labels.update({"Initial": 0, "All Training Data": split.n_stream})
@@ -331,7 +349,8 @@ def execute(plan: Plan) -> UserRun:
             )
         )
         if not first:
-            first = (models[plan.name], traces, preds, _curves(plan, models))
+            with _quiet():
+                first = (models[plan.name], traces, preds, _curves(plan, models))
     model, traces, preds, curves = first
     return UserRun(
         options=o,
