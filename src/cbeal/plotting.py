@@ -25,10 +25,12 @@ __all__ = [
     "SERIES",
     "plot_acquisitions",
     "plot_band",
+    "plot_band_run",
     "plot_budget",
     "plot_cumulative_reward",
     "plot_decision_boundaries",
     "plot_label_requests",
+    "plot_learning_curves",
     "plot_run",
     "plot_scores",
     "plot_weights",
@@ -421,3 +423,54 @@ def plot_band(trace: Trace, ax: Any = None, *, title: str = "") -> Any:
     ax.set_title(title or f"Prediction error against the band ({share:.0%} within tolerance)")
     ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.28), ncol=4)
     return ax
+
+
+def plot_band_run(
+    trace: Trace, *, title: str = "", allowance: Any = None, budget_label: str = ""
+) -> Any:
+    """A regressor's run in one figure: each part's error against the tolerance band
+    (:func:`plot_band`) above the labels spent against the budget (:func:`plot_budget`).
+
+    Returns a :class:`matplotlib.figure.Figure` that is not registered with pyplot.
+    """
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(9, 7), layout="constrained")
+    top, bottom = fig.subplots(2, 1, height_ratios=(1.6, 1))
+    plot_band(trace, top)
+    plot_budget(trace, bottom, allowance=allowance, budget_label=budget_label)
+    if title:
+        fig.suptitle(title)
+    return fig
+
+
+def plot_learning_curves(
+    curves: Mapping[str, tuple[Any, Any, Any]],
+    *,
+    tolerance: float,
+    reference: tuple[str, float, float] | None = None,
+) -> Any:
+    """Learning curves of regressors: test RMSE (left) and the share of test parts within
+    the tolerance (right) against the labels spent.
+
+    `curves` maps a method to ``(labels, rmse, share within tolerance)``; `reference` is
+    ``(label, rmse, share)`` of a model trained on every label, drawn dashed. Returns a
+    :class:`matplotlib.figure.Figure` that is not registered with pyplot.
+    """
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(9, 4.2), layout="constrained")
+    left, right = fig.subplots(1, 2)
+    for method, (labels, rmse, share) in curves.items():
+        left.plot(labels, rmse, marker="o", ms=3, label=method)
+        right.plot(labels, 100 * np.asarray(share, dtype=np.float64), marker="o", ms=3)
+    if reference is not None:
+        name, rmse_all, share_all = reference
+        left.axhline(rmse_all, color="grey", ls="--", lw=1, label=name)
+        right.axhline(100 * share_all, color="grey", ls="--", lw=1)
+    left.set(xlabel="labels spent", ylabel="test RMSE", title="Test RMSE against labels spent")
+    right.set(
+        xlabel="labels spent", ylabel="% of test parts", title=f"Within tolerance (±{tolerance:g})"
+    )
+    left.legend(fontsize=8)
+    return fig
