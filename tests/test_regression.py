@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import re
 
 import numpy as np
 import pytest
@@ -242,18 +241,6 @@ def test_the_regression_preset_is_the_chosen_candidate_as_a_user_gets_it() -> No
     assert all(type(a.estimator) is BayesianRidge for _, a in preset.agents)
     a, b = (simulate(m, w.X_stream[:300], w.y_stream[:300]).acquired for m in made)
     np.testing.assert_array_equal(a, b)
-
-
-def test_the_readme_draft_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
-    from pathlib import Path
-
-    text = (Path(__file__).parent.parent / "REGRESSION.md").read_text()
-    block = text.split("## README section (draft")[1].split("```python\n")[1].split("```")[0]
-    exec(compile(block, "regression.py", "exec"), {})
-    lines = capsys.readouterr().out.splitlines()
-    assert re.fullmatch(r"\d+\.\d Nm, P\(within ±2\.5 Nm\) = [01]\.\d\d", lines[0]), lines[0]
-    labels = int(lines[1].split()[0])
-    assert 0 < labels <= 118 and "'in_band'" in lines[1]
 
 
 def test_query_many_decides_like_query_one_for_a_regressor(
