@@ -33,13 +33,22 @@ def is_regression(estimator: Any) -> bool:
     ``predict_proba`` on something that is not a classifier)."""
     if estimator is None or not hasattr(estimator, "fit"):
         return False
-    if is_regressor(estimator):
+    if _tagged(is_regressor, estimator):
         return True
     return (
         hasattr(estimator, "predict")
         and not hasattr(estimator, "predict_proba")
-        and not is_classifier(estimator)
+        and not _tagged(is_classifier, estimator)
     )
+
+
+def _tagged(check: Any, estimator: Any) -> bool:
+    """scikit-learn's tag check, False for a learner without tags (not a BaseEstimator,
+    e.g. a river model behind cbeal's adapter): scikit-learn ≥ 1.6 raises for those."""
+    try:
+        return bool(check(estimator))
+    except AttributeError:
+        return False
 
 
 def has_spread(estimator: Any) -> bool:
