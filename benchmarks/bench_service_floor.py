@@ -131,7 +131,10 @@ def floor_app(url: str) -> Any:
     first.commit() if not sqlite else None
     pool.put(first)
     lookup = f"SELECT role, revoked_at FROM tokens WHERE token_hash = {mark}"
-    insert = f"INSERT INTO samples (sample_id, seq, x, decision, acquire, received_at) VALUES ({', '.join([mark] * 6)})"
+    insert = (
+        "INSERT INTO samples (sample_id, seq, x, decision, acquire, received_at) "
+        f"VALUES ({', '.join([mark] * 6)})"
+    )
     app = FastAPI()
 
     def conn_() -> Any:
@@ -294,7 +297,7 @@ def cbeal_target(db: str, s: Any, tmp: str) -> tuple[Target, Server]:
         },
     )
     r.raise_for_status()
-    pid = server.proc.pid  # type: ignore[union-attr]
+    pid = server.proc.pid
     return Target("cbeal", server.url, "/api/v1/streams/line/samples", auth, pid), server
 
 
