@@ -141,7 +141,11 @@ def _engine(url: str, sqlite_sync: str) -> Engine:
 
         event.listen(engine, "connect", pragmas)
         return engine
-    return create_engine(url, pool_size=8, max_overflow=8, pool_pre_ping=True, **_JSON)
+    # no pool_pre_ping: it costs a round trip on every checkout. A connection that died
+    # in the pool fails its request, which answers 503 (see `outage`) and drops the
+    # connection (SQLAlchemy invalidates it, and the whole pool on a disconnect); the
+    # client's retry gets a fresh one.
+    return create_engine(url, pool_size=8, max_overflow=8, **_JSON)
 
 
 def migrate(engine: Engine) -> None:
