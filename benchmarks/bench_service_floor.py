@@ -21,6 +21,7 @@ Results go to ``benchmarks/results/service_floor.md``.
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import platform
 import queue
@@ -136,6 +137,8 @@ def floor_app(url: str) -> Any:
         f"VALUES ({', '.join([mark] * 6)})"
     )
     app = FastAPI()
+    gc.collect()
+    gc.freeze()  # as the service does at its start
 
     def conn_() -> Any:
         try:

@@ -1,6 +1,7 @@
 """Samples and their decisions: the duplicate check and the inserts of one ingest request.
 
-The inserts are plain ``executemany`` (one driver call for a whole batch); the row keys are
+The inserts are plain ``executemany`` (one driver call for a whole batch, see
+:mod:`~cbeal.service.store.bulk` for the samples); the row keys are
 then read back with one query. ``INSERT … RETURNING`` in order would cost one statement per
 row on SQLite (no multi-row RETURNING in parameter order), 100 statements for a batch of 100.
 """
@@ -11,6 +12,7 @@ from typing import Any
 
 from sqlalchemy import Connection, bindparam, insert, select
 
+from cbeal.service.store.bulk import insert_rows, json_text
 from cbeal.service.store.tables import samples, tasks
 
 __all__ = ["insert_samples", "insert_tasks", "stored_samples"]
@@ -30,7 +32,20 @@ _STORED = (
         samples.c.sample_id.in_(bindparam("b_ids", expanding=True)),
     )
 )
-_NEW_SAMPLES = insert(samples)
+_SAMPLE_COLUMNS = (
+    "stream_id",
+    "sample_id",
+    "seq",
+    "x",
+    "received_at",
+    "decision_id",
+    "acquire",
+    "p_acquire",
+    "prediction",
+    "certainty",
+    "model_version",
+    "decision",
+)
 _NEW_TASKS = insert(tasks)
 # the keys of the samples just stored: their sequence numbers are new (fenced by the events)
 _KEYS = (
@@ -60,23 +75,25 @@ def insert_samples(
     items: list[tuple[str, list[float | None], dict[str, Any]]],
 ) -> list[int]:
     """Store (sample id, row, decision) items at events ``first_seq`` …; their row keys."""
-    conn.execute(
-        _NEW_SAMPLES,
+    insert_rows(
+        conn,
+        samples,
+        _SAMPLE_COLUMNS,
         [
-            {
-                "stream_id": stream_id,
-                "sample_id": sid,
-                "seq": first_seq + i,
-                "x": row,
-                "received_at": received_at,
-                "decision_id": d["id"],
-                "acquire": d["acquire"],
-                "p_acquire": d["p_acquire"],
-                "prediction": d["y_pred"],
-                "certainty": d["certainty"],
-                "model_version": d["learner_version"],
-                "decision": d,
-            }
+            (
+                stream_id,
+                sid,
+                first_seq + i,
+                json_text(row),
+                received_at,
+                d["id"],
+                bool(d["acquire"]),
+                float(d["p_acquire"]),
+                json_text(d["y_pred"]),
+                None if d["certainty"] is None else float(d["certainty"]),
+                int(d["learner_version"]),
+                json_text(d),
+            )
             for i, (sid, row, d) in enumerate(items)
         ],
     )
