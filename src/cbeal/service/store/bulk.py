@@ -16,17 +16,12 @@ from sqlalchemy import Connection, Table
 
 from cbeal.service.store.db import json_text
 
-__all__ = ["insert_rows", "json_text"]
+__all__ = ["insert_one", "insert_rows", "json_text"]
 
 _SQL: dict[tuple[str, str, tuple[str, ...]], str] = {}
 
 
-def insert_rows(
-    conn: Connection, table: Table, columns: tuple[str, ...], rows: Sequence[tuple[Any, ...]]
-) -> None:
-    """``INSERT INTO table (columns) VALUES (…)`` for every row, in one ``executemany``."""
-    if not rows:
-        return
+def _sql(conn: Connection, table: Table, columns: tuple[str, ...]) -> str:
     dialect = conn.dialect
     key = (dialect.name, table.name, columns)
     sql = _SQL.get(key)
@@ -38,4 +33,19 @@ def insert_rows(
             f"INSERT INTO {prepare.format_table(table)} ({names}) "
             f"VALUES ({', '.join([mark] * len(columns))})"
         )
-    conn.exec_driver_sql(sql, list(rows))
+    return sql
+
+
+def insert_rows(
+    conn: Connection, table: Table, columns: tuple[str, ...], rows: Sequence[tuple[Any, ...]]
+) -> None:
+    """``INSERT INTO table (columns) VALUES (…)`` for every row, in one ``executemany``."""
+    if rows:
+        conn.exec_driver_sql(_sql(conn, table, columns), list(rows))
+
+
+def insert_one(
+    conn: Connection, table: Table, columns: tuple[str, ...], row: tuple[Any, ...]
+) -> int:
+    """Insert one row; its ``id``, from the same statement (``RETURNING``)."""
+    return int(conn.exec_driver_sql(_sql(conn, table, columns) + " RETURNING id", row).scalar_one())

@@ -12,7 +12,7 @@ from typing import Any
 
 from sqlalchemy import Connection, bindparam, insert, select
 
-from cbeal.service.store.bulk import insert_rows, json_text
+from cbeal.service.store.bulk import insert_one, insert_rows, json_text
 from cbeal.service.store.tables import samples, tasks
 
 __all__ = ["insert_samples", "insert_tasks", "stored_samples"]
@@ -75,28 +75,26 @@ def insert_samples(
     items: list[tuple[str, list[float | None], dict[str, Any]]],
 ) -> list[int]:
     """Store (sample id, row, decision) items at events ``first_seq`` …; their row keys."""
-    insert_rows(
-        conn,
-        samples,
-        _SAMPLE_COLUMNS,
-        [
-            (
-                stream_id,
-                sid,
-                first_seq + i,
-                json_text(row),
-                received_at,
-                d["id"],
-                bool(d["acquire"]),
-                float(d["p_acquire"]),
-                json_text(d["y_pred"]),
-                None if d["certainty"] is None else float(d["certainty"]),
-                int(d["learner_version"]),
-                json_text(d),
-            )
-            for i, (sid, row, d) in enumerate(items)
-        ],
-    )
+    rows = [
+        (
+            stream_id,
+            sid,
+            first_seq + i,
+            json_text(row),
+            received_at,
+            d["id"],
+            bool(d["acquire"]),
+            float(d["p_acquire"]),
+            json_text(d["y_pred"]),
+            None if d["certainty"] is None else float(d["certainty"]),
+            int(d["learner_version"]),
+            json_text(d),
+        )
+        for i, (sid, row, d) in enumerate(items)
+    ]
+    if len(rows) == 1:  # one statement: the key comes back with the insert
+        return [insert_one(conn, samples, _SAMPLE_COLUMNS, rows[0])]
+    insert_rows(conn, samples, _SAMPLE_COLUMNS, rows)
     last = first_seq + len(items) - 1
     keys = conn.execute(_KEYS, {"b_stream": stream_id, "b_first": first_seq, "b_last": last})
     pks = [r.id for r in keys]
