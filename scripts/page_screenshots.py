@@ -10,6 +10,7 @@ server round trip, no human). Writes ``docs/img/*.png`` and
 
 from __future__ import annotations
 
+import atexit
 import os
 import subprocess
 import sys
@@ -66,6 +67,7 @@ def main(minutes: float = 4.0) -> None:
     ).stdout.strip()
     h = {"Authorization": f"Bearer {token}"}
     server = Server(db, extra=("--undo-seconds", "20"), log=tmp / "serve.log").start()
+    atexit.register(server.stop)  # also when a step below fails: no server left behind
     frame = pd.read_csv(data)
     features = [c for c in frame.columns if c not in ("part", "time", "quality")]
     rows = frame[features].to_numpy().tolist()

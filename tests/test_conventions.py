@@ -18,6 +18,7 @@ import cbeal
 import cbeal.baselines
 import cbeal.core
 import cbeal.learners.committee
+import cbeal.learners.regression_committee
 from cbeal import checks
 from cbeal.core import Agent, Params
 
@@ -40,7 +41,13 @@ def _concrete(base: type) -> list[type]:
 
 
 def _modules() -> list[Any]:
-    mods = [cbeal, cbeal.core, cbeal.baselines, cbeal.learners.committee]
+    mods = [
+        cbeal,
+        cbeal.core,
+        cbeal.baselines,
+        cbeal.learners.committee,
+        cbeal.learners.regression_committee,
+    ]
     for name, needs in (
         ("cbeal.adapters.skactiveml", "skactiveml"),
         ("cbeal.adapters.river", "river"),
@@ -82,6 +89,9 @@ def test_every_component_is_covered() -> None:
         "CommitteeAgent",
         "DensityWeightedAgent",
         "MinorityAgent",
+        "ReinforcedSpreadAgent",
+        "CommitteeVarianceAgent",
+        "ExpectedChangeAgent",
     }
     conventions = {run.convention for _, run in CASES}  # type: ignore[attr-defined]
     assert len(conventions) >= 18  # every family of checks ran on some component

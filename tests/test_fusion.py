@@ -262,9 +262,21 @@ def test_fused_decisions_explain_which_members_drove_them() -> None:
     assert Decision.from_dict(old).score is None
 
 
-def test_late_labels_by_id_and_save_load_continue_exactly(tmp_path: Any) -> None:
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {},
+        {  # round 2's pacer: no head start, a horizon resolved from the budget
+            "fusion": fusion_of("evidence", head_start=0.0, horizon="auto"),
+            "budget": LabelRate(rate=0.05, total=40),
+        },
+    ],
+)
+def test_late_labels_by_id_and_save_load_continue_exactly(
+    tmp_path: Any, kw: dict[str, Any]
+) -> None:
     s = make_stream(n=900, random_state=4)
-    a = _fused(4).fit(s.X0, s.y0)
+    a = _fused(4, **kw).fit(s.X0, s.y0)
     pending: list[tuple[int, str]] = []
     for i, x in enumerate(s.X_stream[:500]):
         d = a.query_one(x)
@@ -342,3 +354,116 @@ def test_a_count_budget_is_spent_whole_and_evenly(seed: int) -> None:
     trace = simulate(model, s.X_stream, s.y_stream)
     assert trace.n_acquired == 50
     assert 0.4 <= trace.acquired[: n // 2].sum() / 50 <= 0.6
+
+
+# ------------------------------------------------ round 2: horizon and delayed head start
+def _pace_to_total(scores: np.ndarray, weights: Any, b: float, total: int, **kw: Any) -> Any:
+    """Like `_pace`, with the rate budget's total and the pacer's horizon ``total / b``."""
+    pacer = QuantilePacer(budget_fraction=b, **kw).start(scores.shape[1])
+    budget = LabelRate(rate=b, total=total).start()
+    rule = weights.start(scores.shape[1])
+    asked = np.zeros(scores.shape[0], dtype=bool)
+    for t, s in enumerate(scores, start=1):
+        _, _, ask = pacer.decide(s, rule.weights())
+        rule.observe_one(s)
+        if ask and budget.allows(t):
+            budget.spend(t)
+            pacer.acquired_one()
+            asked[t - 1] = True
+    return asked
+
+
+@pytest.mark.parametrize("n", [100, 140, 200, 280])
+@pytest.mark.parametrize("seed", range(8))
+def test_a_small_rate_budget_with_a_horizon_is_spent_whole_while_weights_move(
+    n: int, seed: int
+) -> None:
+    # 5-14 labels: one label short would be 7-20 % of the budget (round 1: 151 of 160 runs)
+    rng = np.random.default_rng(seed)
+    scores = np.column_stack([rng.random(n) * np.linspace(1.0, 0.05, n), rng.random(n) ** 3])
+    for b in (0.05, 0.1):
+        total = math.floor(b * n + 1e-9)
+        asked = _pace_to_total(scores, _Swinging(period=7), b, total, horizon=total / b)
+        assert asked.sum() == total, f"b={b}: spent {asked.sum()} of {total}"
+        # still paced: never ahead of the accrual, and no label before one has accrued
+        assert (np.cumsum(asked) <= np.floor(b * np.arange(1, n + 1) + 1e-9)).all()
+
+
+def test_without_a_horizon_a_small_rate_budget_can_end_a_label_short() -> None:
+    # the case the horizon is for: the last label is allowed only at the last sample
+    short = 0
+    for seed in range(8):
+        rng = np.random.default_rng(seed)
+        scores = np.column_stack([rng.random(140), rng.random(140) ** 3])
+        short += int(_pace_to_total(scores, _Swinging(period=7), 0.05, 7).sum() < 7)
+    assert short >= 4
+
+
+def test_the_horizon_only_hurries_the_last_labels() -> None:
+    rng = np.random.default_rng(3)
+    scores = rng.random((2000, 1))
+    b = 0.05
+    free = _pace_to_total(scores, EqualWeights(), b, 100)
+    hurried = _pace_to_total(scores, EqualWeights(), b, 100, horizon=2000)
+    # the same decisions until the last label's ramp (1 / b = 20 samples before the end)
+    assert np.array_equal(free[:1900], hurried[:1900])
+    assert hurried.sum() == 100
+
+
+@pytest.mark.parametrize("b", [0.05, 0.1, 0.2])
+def test_a_delayed_head_start_is_granted_over_the_first_window(b: float) -> None:
+    n = 400
+    at_once = QuantilePacer(budget_fraction=b, head_start=1.0).start(1)
+    delayed = QuantilePacer(budget_fraction=b, head_start=1.0, head_start_over=1.0).start(1)
+    first = {}
+    for name, pacer in (("at once", at_once), ("delayed", delayed)):
+        for t in range(1, n + 1):
+            _, _, ask = pacer.decide(np.array([0.5]), np.ones(1))  # every score alike
+            if ask:
+                pacer.acquired_one()
+                first.setdefault(name, t)
+        assert pacer.n_acquired_ == math.floor(b * n + 1.0 + 1e-9)  # B + the head start
+    assert first["at once"] == 1  # round 1: the very first sample
+    # delayed: due after half a label's worth of samples, never before
+    assert first["delayed"] == math.ceil(0.5 / b - 1e-9)
+    assert delayed.allowance == pytest.approx(at_once.allowance)
+
+
+def test_delayed_head_start_never_owes_two_labels_at_once() -> None:
+    rng = np.random.default_rng(1)
+    pacer = QuantilePacer(budget_fraction=0.05, head_start=1.0, head_start_over=1.0).start(1)
+    for s in rng.random((600, 1)):
+        _, _, ask = pacer.decide(s, np.ones(1))
+        assert pacer.allowance < 2.0 + 1e-9
+        if ask:
+            pacer.acquired_one()
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_model_with_horizon_auto_spends_a_small_rate_budget_whole(seed: int) -> None:
+    s = make_stream(n=260, random_state=seed)
+    n = s.y_stream.size
+    b, total = 0.05, math.floor(0.05 * n + 1e-9)
+    fusion = fusion_of("evidence", head_start=0.0, horizon="auto")
+    model = _fused(seed, budget=LabelRate(rate=b, total=total), fusion=fusion).fit(s.X0, s.y0)
+    assert model.policy_.pacer_.horizon == pytest.approx(total / b)
+    trace = simulate(model, s.X_stream, s.y_stream)
+    spent = np.cumsum(trace.acquired)
+    assert (spent <= np.floor(b * np.arange(1, n + 1) + 1e-9)).all()
+    assert trace.n_acquired == total
+    # a count budget: the horizon is B / b, and no label goes to the first sample
+    model = _fused(
+        seed,
+        budget=total,
+        fusion=fusion_of(budget_fraction=total / n, **{"head_start": 0.0, "horizon": "auto"}),
+    ).fit(s.X0, s.y0)
+    trace = simulate(model, s.X_stream, s.y_stream)
+    assert trace.n_acquired == total and not trace.acquired[0]
+
+
+def test_horizon_and_head_start_over_are_checked() -> None:
+    for bad in ({"horizon": 0}, {"horizon": "soon"}, {"head_start_over": -1.0}):
+        with pytest.raises(ParameterError):
+            ScoreFusion(agents=[("R", ReinforcedAgent())], budget_fraction=0.1, **bad).start(
+                np.zeros((5, 2))
+            )

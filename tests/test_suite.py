@@ -20,15 +20,25 @@ pd = pytest.importorskip("pandas")
 # ------------------------------------------------------------------------- workloads
 def test_workload_ids_unique_and_parts_disjoint_and_balanced() -> None:
     parts = [p for _, p in WORKLOADS.values()]
-    assert set(parts) == {"dev", "eval", "fresh"} and parts.count("dev") == parts.count("eval")
+    assert set(parts) == {"dev", "eval", "fresh", "fresh2"}
+    assert parts.count("dev") == parts.count("eval")
     fams = {p: {w.family for w, q in WORKLOADS.values() if q == p} for p in set(parts)}
     assert fams["dev"] == fams["eval"]  # every kind of data on both sides
     # scikit-learn's bundled sets are all used but iris (150 samples, separable)
     assert fams["fresh"] == fams["dev"] - {"sklearn"}
     # the fresh part shares no source (nor generator setting) with the parts looked at
-    seen = {(w.family, w.source, w.options) for w, q in WORKLOADS.values() if q != "fresh"}
+    seen = {(w.family, w.source, w.options) for w, q in WORKLOADS.values() if q[:5] != "fresh"}
     fresh = {(w.family, w.source, w.options) for w, q in WORKLOADS.values() if q == "fresh"}
     assert not seen & fresh
+    # round 2's new workloads: no generator setting looked at before, the fresh part's included
+    new = {(w.family, w.source, w.options) for w, q in WORKLOADS.values() if q == "fresh2"}
+    assert len(new) == 6 and not new & (seen | fresh)
+    # fresh2: the fresh part with new replication seeds, plus the new workloads
+    f2 = PROFILES["fresh2"]
+    assert set(f2.workloads) == set(PROFILES["fresh"].workloads) | {
+        k for k, (_, p) in WORKLOADS.items() if p == "fresh2"
+    }
+    assert not set(f2.replication_ids) & set(PROFILES["fresh"].replication_ids)
     assert set(PROFILES["fresh"].workloads) == {
         k for k, (_, p) in WORKLOADS.items() if p == "fresh"
     }
@@ -226,3 +236,25 @@ def test_members_diversity_averages_run_correlations() -> None:
     )
     mat = diversity(frame, ["F:x"])
     assert mat.loc["H", "MIN"] == pytest.approx(0.3) and mat.loc["QBC", "H"] == 0.9
+
+
+def test_round2_rule_takes_the_lowest_rank_then_ent_then_the_control() -> None:
+    from cbeal.experiments.suite.fusion2_report import CONTROL, ELIGIBLE, choose_round2
+
+    base = [0.70, 0.60, 0.80, 0.75, 0.65, 0.72]
+    members = {c: 5 for c in ELIGIBLE} | {"F:H+QBC+MIN-end": 3}
+    vals = {"ENT": base, "RS": [v - 0.1 for v in base]}
+    vals |= {c: [v - 0.01 for v in base] for c in ELIGIBLE}
+    # clearly best in rank
+    vals["F:5F-end"] = [v + 0.02 for v in base]
+    winner, ranks, _ = choose_round2(_rows(vals), members)
+    assert winner == "F:5F-end" and ranks.index[0] == "F:5F-end"
+    # all tied in rank: the larger gain over ENT decides, then the control
+    vals = {"ENT": base, "RS": [v - 0.1 for v in base]}
+    vals |= {c: [v + 0.01 for v in base] for c in ELIGIBLE}
+    assert choose_round2(_rows(vals), members)[0] == CONTROL
+    # best in one cell by much, worst in another by little: the same rank, more over ENT
+    bump = {0: 0.05, 1: -0.001}
+    vals["F:5F-delay"] = [v + 0.01 + bump.get(i, 0.0) for i, v in enumerate(base)]
+    winner, ranks, _ = choose_round2(_rows(vals), members)
+    assert abs(ranks["F:5F-delay"] - ranks[CONTROL]) <= 0.1 and winner == "F:5F-delay"

@@ -26,6 +26,7 @@ from cbeal.core import (
     ReinforcedAgent,
     SingleClassWarning,
     SpaceFillingAgent,
+    TaskError,
     UnknownLabelError,
     preset_agents,
 )
@@ -83,6 +84,7 @@ __all__ = [
     "SingleClassWarning",
     "SpaceFillingAgent",
     "StreamLearner",
+    "TaskError",
     "Trace",
     "UnknownLabelError",
     "__version__",

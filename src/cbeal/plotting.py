@@ -24,10 +24,13 @@ __all__ = [
     "PASS",
     "SERIES",
     "plot_acquisitions",
+    "plot_band",
+    "plot_band_run",
     "plot_budget",
     "plot_cumulative_reward",
     "plot_decision_boundaries",
     "plot_label_requests",
+    "plot_learning_curves",
     "plot_run",
     "plot_scores",
     "plot_weights",
@@ -389,3 +392,85 @@ def plot_scores(
     ax.set_title(title or "Test scores per method")
     ax.legend(fontsize=7, ncol=max(len(metrics), 1), loc="upper center")
     return ax
+
+
+def plot_band(trace: Trace, ax: Any = None, *, title: str = "") -> Any:
+    """A regressor's run: each part's prediction error against the tolerance band.
+
+    The error ``ŷ − y`` of the prediction made *before* the part was learned, the band
+    ``± tolerance`` shaded (green), parts outside it in red, and the parts whose value was
+    asked for marked with a tick at the bottom. The title gives the share within the band.
+    """
+    tol = trace.metadata.get("tolerance")
+    if tol is None:
+        raise ValueError("plot_band needs the trace of a model with a regressor and a tolerance")
+    ax = _axes(ax)
+    tol = float(tol)
+    err = np.asarray(trace.y_pred, dtype=np.float64) - np.asarray(trace.y_true, dtype=np.float64)
+    t = np.arange(err.shape[0])
+    out = np.abs(err) > tol
+    ax.axhspan(-tol, tol, color="#2ca02c", alpha=0.15, label=f"tolerance ± {tol:.3g}")
+    ax.scatter(t[~out], err[~out], s=4, color=PASS, label="within tolerance")
+    ax.scatter(t[out], err[out], s=6, color=FAILURE, label="outside tolerance")
+    low = float(np.min(err, initial=-tol))
+    asked = np.flatnonzero(trace.acquired)
+    ax.vlines(asked, low - 0.3 * tol, low - 0.05 * tol, color="black", lw=0.9,
+              label=f"asked for ({asked.size})")  # fmt: skip
+    ax.axhline(0.0, color="black", lw=0.5)
+    ax.set_xlabel(STREAM_AXIS)
+    ax.set_ylabel("prediction − measured")
+    share = float(np.mean(~out)) if err.size else float("nan")
+    ax.set_title(title or f"Prediction error against the band ({share:.0%} within tolerance)")
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.28), ncol=4)
+    return ax
+
+
+def plot_band_run(
+    trace: Trace, *, title: str = "", allowance: Any = None, budget_label: str = ""
+) -> Any:
+    """A regressor's run in one figure: each part's error against the tolerance band
+    (:func:`plot_band`) above the labels spent against the budget (:func:`plot_budget`).
+
+    Returns a :class:`matplotlib.figure.Figure` that is not registered with pyplot.
+    """
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(9, 7), layout="constrained")
+    top, bottom = fig.subplots(2, 1, height_ratios=(1.6, 1))
+    plot_band(trace, top)
+    plot_budget(trace, bottom, allowance=allowance, budget_label=budget_label)
+    if title:
+        fig.suptitle(title)
+    return fig
+
+
+def plot_learning_curves(
+    curves: Mapping[str, tuple[Any, Any, Any]],
+    *,
+    tolerance: float,
+    reference: tuple[str, float, float] | None = None,
+) -> Any:
+    """Learning curves of regressors: test RMSE (left) and the share of test parts within
+    the tolerance (right) against the labels spent.
+
+    `curves` maps a method to ``(labels, rmse, share within tolerance)``; `reference` is
+    ``(label, rmse, share)`` of a model trained on every label, drawn dashed. Returns a
+    :class:`matplotlib.figure.Figure` that is not registered with pyplot.
+    """
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(9, 4.2), layout="constrained")
+    left, right = fig.subplots(1, 2)
+    for method, (labels, rmse, share) in curves.items():
+        left.plot(labels, rmse, marker="o", ms=3, label=method)
+        right.plot(labels, 100 * np.asarray(share, dtype=np.float64), marker="o", ms=3)
+    if reference is not None:
+        name, rmse_all, share_all = reference
+        left.axhline(rmse_all, color="grey", ls="--", lw=1, label=name)
+        right.axhline(100 * share_all, color="grey", ls="--", lw=1)
+    left.set(xlabel="labels spent", ylabel="test RMSE", title="Test RMSE against labels spent")
+    right.set(
+        xlabel="labels spent", ylabel="% of test parts", title=f"Within tolerance (±{tolerance:g})"
+    )
+    left.legend(fontsize=8)
+    return fig

@@ -11,7 +11,7 @@ from tqdm.auto import tqdm
 
 from cbeal._version import __version__
 from cbeal.core import Decision
-from cbeal.core.exceptions import ParameterError
+from cbeal.core.exceptions import InvalidInputError, ParameterError
 from cbeal.core.validation import check_labels, label_index
 from cbeal.models import StreamLearner
 from cbeal.trace import Trace
@@ -45,8 +45,16 @@ def simulate(
     """
     X = model.transform(X_stream)  # validates, and raises if the model is not fitted
     y = check_labels(y_stream, X.shape[0])
-    for v in np.unique(y):
-        label_index(model.classes_, v)  # fail before the model changes
+    regression = "classes_" not in model.__dict__  # a regressor: measured values
+    if regression:
+        y = np.asarray(y, dtype=np.float64) if y.dtype.kind in "fiu" else y
+        if y.dtype.kind != "f":
+            raise InvalidInputError(
+                "y_stream must hold measured values (numbers) for a model with a regressor"
+            )
+    else:
+        for v in np.unique(y):
+            label_index(model.classes_, v)  # fail before the model changes
     if isinstance(delay, bool) or not isinstance(delay, (int, np.integer)) or delay < 0:
         raise ParameterError(f"delay must be a whole number ≥ 0, got {delay!r}")
     n = X.shape[0]
@@ -60,7 +68,7 @@ def simulate(
     w_after = np.zeros((n, k))
     flipped = np.zeros((n, k), dtype=bool)
     reward = np.zeros(n)
-    y_pred = np.empty(n, dtype=model.classes_.dtype)
+    y_pred = np.empty(n, dtype=np.float64 if regression else model.classes_.dtype)
     certainty = np.zeros(n)
     queue: deque[tuple[int, Decision]] = deque()
 
@@ -69,16 +77,19 @@ def simulate(
         model.learn_one(None, y[j], decision=dj)
 
     chunk, start, end, version = _MIN_CHUNK, 0, 0, -1
-    cache = np.empty((0, model.classes_.shape[0]))
+    cache = np.empty((0, 0))
     show = progress if progress is not None else (n >= 5000 and sys.stderr.isatty())
     bar = tqdm(total=n, disable=not show, desc=desc or type(model).__name__, unit="sample")
     for i in range(n):
         current = model.learner_version
-        if i >= end or current != version:
-            chunk = min(chunk * 2, _MAX_CHUNK) if current == version else _MIN_CHUNK
-            start, end, version = i, min(n, i + chunk), current
-            cache = model.predict_proba(X[start:end], transformed=True)
-        d = model.query_one(X[i], proba=cache[i - start], transformed=True)
+        if regression:  # the model predicts the value and spread itself
+            d = model.query_one(X[i], transformed=True)
+        else:
+            if i >= end or current != version:
+                chunk = min(chunk * 2, _MAX_CHUNK) if current == version else _MIN_CHUNK
+                start, end, version = i, min(n, i + chunk), current
+                cache = model.predict_proba(X[start:end], transformed=True)
+            d = model.query_one(X[i], proba=cache[i - start], transformed=True)
         acquired[i] = d.acquire
         p_acq[i] = d.p_acquire
         advice[i] = d.advice
@@ -121,6 +132,7 @@ def simulate(
             "random_state": repr(model.random_state),
             "budget": budget if isinstance(budget, (int, float, str)) else str(budget),
             "delay": delay,
+            **({"tolerance": float(model.tolerance)} if regression else {}),
             "cbeal_version": __version__,
         },
     )

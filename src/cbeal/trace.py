@@ -46,10 +46,10 @@ class Trace:
         return np.cumsum(self.reward)
 
     def summary(self) -> dict[str, Any]:
-        """Headline numbers: labels spent, rewards, share of each class among the labels."""
+        """Headline numbers: labels spent, rewards, share of each class among the labels
+        (a regressor's stream: the prequential RMSE, MAE and share within the tolerance)."""
         acq = self.acquired
-        labels, counts = np.unique(self.y_true[acq], return_counts=True)
-        return {
+        out = {
             "n_stream": len(self),
             "n_acquired": self.n_acquired,
             "budget": self.metadata.get("budget"),
@@ -57,9 +57,20 @@ class Trace:
             "n_useless": int((self.reward < 0).sum()),
             "cumulative_reward": float(self.reward.sum()),
             "last_acquisition": int(np.flatnonzero(acq)[-1]) if acq.any() else None,
-            "acquired_per_class": {str(k): int(v) for k, v in zip(labels, counts, strict=True)},
-            "n_flips": int(self.flipped.sum()),
         }
+        tol = self.metadata.get("tolerance")
+        if tol is not None:
+            from cbeal.core.regression import regression_scores
+
+            scores = regression_scores(self.y_true, self.y_pred, float(tol))
+            out.update({f"prequential_{k}": v for k, v in scores.items()})
+        else:
+            labels, counts = np.unique(self.y_true[acq], return_counts=True)
+            out["acquired_per_class"] = {
+                str(k): int(v) for k, v in zip(labels, counts, strict=True)
+            }
+        out["n_flips"] = int(self.flipped.sum())
+        return out
 
     def to_frame(self) -> Any:
         """A pandas DataFrame, one row per step (needs ``pip install -e '.[pandas]'``)."""

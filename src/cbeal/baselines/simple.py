@@ -25,6 +25,7 @@ class RandomAgent(Agent):
     """
 
     kind: ClassVar[str] = "exploration"
+    tasks: ClassVar[tuple[str, ...]] = ("classification", "regression")
 
     @classmethod
     def _unit_test_params(cls) -> list[dict[str, Any]]:

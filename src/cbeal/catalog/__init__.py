@@ -16,7 +16,14 @@ builds its models through here (:func:`cbeal.models.stream_model`).
 from cbeal.catalog._names import UnknownNameError
 from cbeal.catalog.agents import AGENTS, AgentEntry, agent, agent_entry
 from cbeal.catalog.budgets import budget, budget_share, describe_budget, labels_allowed
-from cbeal.catalog.learners import LEARNERS, LearnerEntry, learner, learner_entry
+from cbeal.catalog.learners import (
+    LEARNERS,
+    REGRESSORS,
+    LearnerEntry,
+    learner,
+    learner_entry,
+    regressor_entry,
+)
 from cbeal.catalog.presets import PRESETS, RECOMMENDED, PresetEntry, preset_entry, preset_pool
 from cbeal.catalog.strategies import strategy_entry, strategy_names
 
@@ -25,6 +32,7 @@ __all__ = [
     "LEARNERS",
     "PRESETS",
     "RECOMMENDED",
+    "REGRESSORS",
     "AgentEntry",
     "LearnerEntry",
     "PresetEntry",
@@ -39,6 +47,7 @@ __all__ = [
     "learner_entry",
     "preset_entry",
     "preset_pool",
+    "regressor_entry",
     "strategy_entry",
     "strategy_names",
 ]

@@ -26,7 +26,9 @@ from cbeal.core.exceptions import ParameterError
 from cbeal.core.low_density import LowDensityAgent
 from cbeal.core.minority import MinorityAgent
 from cbeal.core.presets import PAPER_AGENTS, single_agent
+from cbeal.core.regression import ReinforcedSpreadAgent
 from cbeal.learners.committee import CommitteeAgent
+from cbeal.learners.regression_committee import CommitteeVarianceAgent, ExpectedChangeAgent
 
 __all__ = ["AGENTS", "AgentEntry", "agent", "agent_entry"]
 
@@ -195,6 +197,51 @@ _ENTRIES = [
         LowDensityAgent,
         "sampler",
         lambda b: LowDensityAgent(window_size=100, sparsity_fraction=1.0),
+    ),
+    # regressors (issue 20): the predictive spread against the tolerance band
+    AgentEntry(
+        "RALR1",
+        "band checker 1",
+        "regressors: asks when the chance of being within tolerance is below a threshold "
+        "that rises after a miss (starts at 0.9)",
+        ReinforcedSpreadAgent,
+        "sampler",
+        lambda b: ReinforcedSpreadAgent(theta0=0.9, eta=0.01),
+    ),
+    AgentEntry(
+        "RALR2",
+        "band checker 2",
+        "regressors: asks when the chance of being within tolerance is below a threshold "
+        "that rises after a miss (starts at 0.6)",
+        ReinforcedSpreadAgent,
+        "sampler",
+        lambda b: ReinforcedSpreadAgent(theta0=0.6, eta=0.01),
+    ),
+    AgentEntry(
+        "SPR",
+        "fixed-threshold band checker",
+        "regressors: asks whenever the chance of being within tolerance is below 0.7",
+        ReinforcedSpreadAgent,
+        "baseline",
+        lambda b: ReinforcedSpreadAgent(theta0=0.7, eta=0.0),
+    ),
+    AgentEntry(
+        "QBCR",
+        "committee variance score",
+        "regressors: scores a part by how much four bootstrap refits of a ridge regression "
+        "disagree, against the tolerance",
+        CommitteeVarianceAgent,
+        "sampler",
+        lambda b: CommitteeVarianceAgent(),
+    ),
+    AgentEntry(
+        "EMCM",
+        "expected model change score",
+        "regressors: scores a part by how much its label would move the model (EMCM, Cai "
+        "et al. 2013)",
+        ExpectedChangeAgent,
+        "sampler",
+        lambda b: ExpectedChangeAgent(),
     ),
 ]
 

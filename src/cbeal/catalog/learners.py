@@ -5,16 +5,24 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from cbeal.catalog._names import lookup
+from cbeal.catalog._names import key, lookup
 from cbeal.core.exceptions import ParameterError
 
-__all__ = ["LEARNERS", "LearnerEntry", "learner", "learner_entry"]
+__all__ = [
+    "LEARNERS",
+    "REGRESSORS",
+    "LearnerEntry",
+    "learner",
+    "learner_entry",
+    "regressor_entry",
+]
 
 
 @dataclass(frozen=True)
 class LearnerEntry:
     """One learner: ``factory`` names a function of :mod:`cbeal.learners.factories`;
-    ``max_classes`` is set for learners limited to two classes."""
+    ``max_classes`` is set for learners limited to two classes. Classifiers are listed in
+    :data:`LEARNERS`, regressors (with a predictive spread) in :data:`REGRESSORS`."""
 
     name: str
     label: str
@@ -73,6 +81,30 @@ _ENTRIES = [
 #: Every learner by its short name.
 LEARNERS: dict[str, LearnerEntry] = {e.name: e for e in _ENTRIES}
 
+_REGRESSOR_ENTRIES = [
+    LearnerEntry(
+        "bayesian-ridge",
+        "Bayesian ridge regression",
+        "a linear model with its predictive spread (the default for a measured target)",
+        "bayesian_ridge",
+    ),
+    LearnerEntry(
+        "rbf-bayesian-ridge",
+        "kernel Bayesian ridge regression",
+        "Bayesian ridge on 60 RBF features: smooth and non-linear, with a spread",
+        "rbf_bayesian_ridge",
+    ),
+    LearnerEntry(
+        "gaussian-process",
+        "Gaussian process",
+        "RBF kernel plus noise, fitted by maximum likelihood (slow beyond a few thousand labels)",
+        "gaussian_process",
+    ),
+]
+
+#: Every regressor (a learner for a measured target, with a spread) by its short name.
+REGRESSORS: dict[str, LearnerEntry] = {e.name: e for e in _REGRESSOR_ENTRIES}
+
 
 def learner_entry(name: str) -> LearnerEntry:
     """The catalog entry of learner `name`.
@@ -83,10 +115,23 @@ def learner_entry(name: str) -> LearnerEntry:
     return lookup(LEARNERS, name, "learner")
 
 
+def regressor_entry(name: str) -> LearnerEntry:
+    """The catalog entry of regressor `name`.
+
+    >>> regressor_entry("Bayesian-Ridge").factory
+    'bayesian_ridge'
+    """
+    return lookup(REGRESSORS, name, "regressor")
+
+
 def learner(name: str, *, random_state: Any = None) -> Any:
     """A fresh scikit-learn estimator by short name.
 
     >>> learner("logreg-l1")
     LogisticRegression(l1_ratio=1.0, solver='liblinear')
+    >>> learner("bayesian-ridge")
+    BayesianRidge()
     """
+    if isinstance(name, str) and key(name) in {key(n) for n in REGRESSORS}:
+        return regressor_entry(name).build(random_state)
     return learner_entry(name).build(random_state)

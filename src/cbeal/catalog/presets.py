@@ -22,8 +22,8 @@ __all__ = ["PRESETS", "RECOMMENDED", "PresetEntry", "preset_entry", "preset_pool
 @dataclass(frozen=True)
 class PresetEntry:
     """One preset: ``agents`` by catalog name, ``solver`` the :class:`Exp4P` options
-    (``None``: the paper's defaults), ``family`` ``"recommended"``, ``"extended"`` or
-    ``"paper"``."""
+    (``None``: the paper's defaults), ``family`` ``"recommended"``, ``"extended"``,
+    ``"paper"`` or ``"regression"`` (for regressors)."""
 
     name: str
     label: str
@@ -33,7 +33,8 @@ class PresetEntry:
     solver: dict[str, Any] | None = None
     epsilon: float = 0.01
     notes: tuple[str, ...] = field(default=())
-    #: score fusion instead of the bandit's vote: ``{"weights": "equal" | "evidence"}``
+    #: score fusion instead of the bandit's vote: ``{"weights": "equal" | "evidence"}`` and
+    #: the pacer's options of :class:`~cbeal.core.ScoreFusion` (``head_start_over``, ``horizon``)
     fusion: dict[str, Any] | None = None
 
     @property
@@ -83,7 +84,9 @@ _ENTRIES = [
         "recommended",
         ("RAL1", "RAL2", "ENT", "VU", "MIN"),
         epsilon=0.0,
-        fusion={"weights": "equal"},
+        # issue 23 round 2: the pacer's head start granted over the first 1/b samples and
+        # a horizon from the budget (round 1: the head start at once, no horizon)
+        fusion={"weights": "equal", "head_start_over": 1.0, "horizon": "auto"},
     ),
     PresetEntry(
         "CBEAL-4U",
@@ -93,6 +96,16 @@ _ENTRIES = [
         "extended",
         ("RAL1", "RAL2", "ENT", "VU"),
         {"eta": 0.2, "ewma": False},
+    ),
+    PresetEntry(  # regressors (issue 20, REGRESSION.md): chosen on its development part
+        "CBEAL-R",
+        "committee variance and model change, one pacer",
+        "regressors: committee variance and expected model change (EMCM) of the model's "
+        "own regressor, scores fused with equal weights, one even pacer",
+        "regression",
+        ("QBCR", "EMCM"),
+        epsilon=0.0,
+        fusion={"weights": "equal"},
     ),
     *(
         PresetEntry(

@@ -18,27 +18,36 @@ _KINDS = ("exploration", "exploitation", "hybrid")
 _N0 = 20  # rows of D0
 
 
-def _data() -> tuple[np.ndarray, np.ndarray]:
+def _data(agent: Any = None) -> tuple[np.ndarray, np.ndarray]:
     X = features()
+    if _regression(agent):  # measured values
+        return X, X[:_N0] @ np.array([1.0, -0.5, 0.2, 0.0])
     return X, np.arange(_N0) % 2
+
+
+def _regression(agent: Any) -> bool:
+    """An agent for regressors only is checked on a regressor's contexts and labels."""
+    return "classification" not in getattr(type(agent), "tasks", ("classification",))
 
 
 def _feed(agent: Agent, X: np.ndarray, seed: int = 0) -> list[float]:
     """Advice on every row, with decisions and rewards as a stream model would give them."""
     rng = np.random.default_rng(seed)
     out = []
-    for ctx in contexts(X, seed):
+    regression = _regression(agent)
+    for ctx in contexts(X, seed, regression=regression):
         p = agent.advise_one(ctx)
         out.append(p)
         agent.decided_one(p, bool(rng.random() < p))
         if rng.random() < 0.5:
             agent.reward_one(p, 1.0 if rng.random() < 0.3 else -0.5, -0.5)
-            agent.label_one(ctx.x, ctx.y_index)
+            label = float(getattr(ctx, "mean", 0.0)) if regression else ctx.y_index
+            agent.label_one(ctx.x, label)
     return out
 
 
 def _fitted_agent(agent: Agent) -> Agent:
-    X, y0 = _data()
+    X, y0 = _data(agent)
     fitted = agent.clone().fit(X[:_N0], np.random.default_rng(0), y0)
     assert isinstance(fitted, type(agent)), "fit(X0, rng, y0) must return self"
     return fitted
@@ -68,7 +77,7 @@ def check_agent_seeded(agent: Agent) -> None:
 
 @check("fit resets all state")
 def check_agent_refit_resets(agent: Agent) -> None:
-    X, y0 = _data()
+    X, y0 = _data(agent)
     fitted = _fitted_agent(agent)
     head = _feed(fitted, X[_N0:120])
     again = fitted.fit(X[:_N0], np.random.default_rng(0), y0)

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from cbeal.core.agent import Context
+from cbeal.core.regression import RegressionContext
 
 __all__ = ["ConventionError", "check", "contexts", "features", "instances"]
 
@@ -60,8 +61,13 @@ def features(n: int = 200, p: int = 4, seed: int = 0) -> np.ndarray:
     return X
 
 
-def contexts(X: np.ndarray, seed: int = 0) -> list[Context]:
-    """What a learner would show the agents: each row with a two-class prediction."""
+def contexts(X: np.ndarray, seed: int = 0, *, regression: bool = False) -> list[Context]:
+    """What a learner would show the agents: each row with a two-class prediction (or a
+    regressor's prediction and spread, with a tolerance of 0.3)."""
     rng = np.random.default_rng(seed)
+    if regression:
+        mean = np.asarray(rng.normal(size=X.shape[0])).tolist()
+        std = np.asarray(rng.uniform(0.05, 1.0, size=X.shape[0])).tolist()
+        return [RegressionContext(x, m, s, 0.3) for x, m, s in zip(X, mean, std, strict=True)]
     p1 = np.asarray(rng.uniform(0.5, 1.0, size=X.shape[0])).tolist()
     return [Context(x, np.array([p, 1.0 - p])) for x, p in zip(X, p1, strict=True)]

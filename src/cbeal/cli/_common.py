@@ -45,6 +45,8 @@ def catalog_choices(what: str) -> str:
         return ", ".join(f"{n} ({e.label})" for n, e in catalog.PRESETS.items())
     if what == "agents":
         return ", ".join(catalog.AGENTS)
+    if what == "regressors":
+        return ", ".join(catalog.REGRESSORS)
     return ", ".join(catalog.LEARNERS)
 
 

@@ -31,7 +31,20 @@ def register(sub: Any) -> None:
 
 def _data_flags(run: argparse.ArgumentParser) -> None:
     run.add_argument("--data", required=True, help=".csv, .tsv, .txt, .parquet or .pq file")
-    run.add_argument("--label", required=True, help="label column")
+    run.add_argument(
+        "--label",
+        "--target",
+        required=True,
+        help="label column: class labels, or measured values with --tolerance",
+    )
+    run.add_argument(
+        "--tolerance",
+        type=float,
+        default=None,
+        help="the label column holds measured values (a regression run): the half-width of "
+        "the band around the measured value that counts as right, in the column's unit, "
+        "e.g. 0.05; the default preset becomes CBEAL-R and the learner bayesian-ridge",
+    )
     run.add_argument("--out", default="cbeal-report", help="report folder")
     run.add_argument(
         "--time", default=None, help="column to order the rows by (default: file order)"
@@ -73,7 +86,19 @@ def _method_flags(run: argparse.ArgumentParser) -> None:
         "100 rows, spread over the stream; a whole number (50) is a count, spent whenever "
         "the method asks",
     )
-    run.add_argument("--learner", default="logreg-l1", help=catalog_choices("learners"))
+    run.add_argument(
+        "--learner",
+        default=None,
+        help=f"default: logreg-l1; {catalog_choices('learners')}; with --tolerance "
+        f"(default: bayesian-ridge): {catalog_choices('regressors')}",
+    )
+    run.add_argument(
+        "--regression-reward",
+        choices=("band", "normalized"),
+        default="band",
+        help="with --tolerance, the reward of a measured part: band (+1 when the prediction "
+        "was outside the tolerance) or normalized (graded by the error over the tolerance)",
+    )
     run.add_argument(
         "--compare",
         default="RS",
@@ -134,11 +159,12 @@ def run_table(args: argparse.Namespace) -> int:
     out = Path(args.out)
     check_out(out)  # an unusable --out stops here, before any computation
     names = ("label", "time", "features", "drop", "preset", "agents", "budget", "learner")
-    more = ("initial", "test_fraction", "positive", "compare", "seed", "repeats")
+    more = ("initial", "test_fraction", "positive", "compare", "seed", "repeats", "tolerance")
     options = RunOptions(
         data=Path(args.data),
         ids=args.id,
         refit_every=args.refit_every,
+        regression_reward=args.regression_reward,
         progress=args.progress,
         **{n: getattr(args, n) for n in (*names, *more)},
     )

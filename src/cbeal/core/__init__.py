@@ -20,6 +20,7 @@ from cbeal.core.exceptions import (
     NotFittedError,
     ParameterError,
     SingleClassWarning,
+    TaskError,
     UnknownLabelError,
 )
 from cbeal.core.exp4p import Exp4P
@@ -31,6 +32,7 @@ from cbeal.core.pacer import QuantilePacer
 from cbeal.core.params import Params
 from cbeal.core.policy import Policy, Proposal
 from cbeal.core.presets import PRESETS, preset_agents, single_agent
+from cbeal.core.regression import RegressionContext, ReinforcedSpreadAgent
 from cbeal.core.reinforced import ReinforcedAgent
 from cbeal.core.single import SingleAgentPolicy
 from cbeal.core.space_filling import SpaceFillingAgent
@@ -64,11 +66,14 @@ __all__ = [
     "Policy",
     "Proposal",
     "QuantilePacer",
+    "RegressionContext",
     "ReinforcedAgent",
+    "ReinforcedSpreadAgent",
     "ScoreFusion",
     "SingleAgentPolicy",
     "SingleClassWarning",
     "SpaceFillingAgent",
+    "TaskError",
     "UnknownLabelError",
     "as_budget",
     "preset_agents",

@@ -47,20 +47,23 @@ class Agent(Params, ABC):
     """
 
     kind: ClassVar[str] = "exploration"  # or "exploitation", or "hybrid" for baselines
+    #: the streams it works on: a classifier's, a regressor's (``"regression"``) or both
+    tasks: ClassVar[tuple[str, ...]] = ("classification",)
 
     def fit(self, X0: Any, rng: np.random.Generator | None = None, y0: Any = None) -> Agent:
         """Reset the agent and initialise it with the inputs of ``D0`` (oldest first).
 
         `rng` is the stream model's generator; agents that draw random numbers use it, so
         that the model's seed fixes their draws too (a standalone agent gets a fresh one).
-        `y0` are the class indices of ``D0``, for agents that learn from labels.
+        `y0` are the class indices of ``D0`` (a regressor's targets), for agents that learn
+        from labels.
         """
         X = check_features(X0, what="X0")
         self._rng = rng if rng is not None else np.random.default_rng()
         self._start(X)
         if y0 is not None:
             for x, k in zip(X, np.asarray(y0), strict=True):
-                self.label_one(x, int(k))
+                self.label_one(x, k.item())  # a class index, or a regressor's target
         return self
 
     @abstractmethod
@@ -86,8 +89,10 @@ class Agent(Params, ABC):
     def decided_one(self, advice: float, acquired: bool) -> None:
         """The model drew its decision on the last sample (default: nothing to track)."""
 
-    def label_one(self, x: np.ndarray, y_index: int) -> None:
-        """A labelled sample joined the pool (default: the agent does not use labels)."""
+    def label_one(self, x: np.ndarray, y_index: Any) -> None:
+        """A labelled sample joined the pool (default: the agent does not use labels).
+
+        `y_index` is the class index, or a regressor's measured value (a float)."""
 
     @property
     def name(self) -> str:

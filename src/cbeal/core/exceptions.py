@@ -17,6 +17,7 @@ __all__ = [
     "NotFittedError",
     "ParameterError",
     "SingleClassWarning",
+    "TaskError",
     "UnknownLabelError",
 ]
 
@@ -35,6 +36,11 @@ class ParameterError(CbealError, ValueError, TypeError):
     It is both a :class:`ValueError` and a :class:`TypeError`, like the errors
     scikit-learn raises for invalid parameters, so either ``except`` clause catches it.
     """
+
+
+class TaskError(ParameterError):
+    """An option of one kind of learner used with the other: a classifier-only agent or
+    parameter with a regressor (or a regression one with a classifier)."""
 
 
 class UnknownLabelError(CbealError, ValueError):

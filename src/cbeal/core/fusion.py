@@ -61,10 +61,15 @@ class ScoreFusion(Policy):
     budget_fraction
         The share of samples the pacer spends (the rate of a rate budget, or ``B / n``);
         :class:`~cbeal.CbeAL` fills it in from a rate budget.
-    window, tolerance, head_start
+    window, tolerance, head_start, head_start_over
         The pacer's window, tolerance and head start (see
         :class:`~cbeal.core.QuantilePacer`); :class:`~cbeal.CbeAL` sets no head start
         under a rate budget, whose cap accrues at the same rate.
+    horizon
+        The sample by which the pacer should have spent the budget (see
+        :class:`~cbeal.core.QuantilePacer`): a number, None (unknown: no end in view) or
+        ``"auto"``, which :class:`~cbeal.CbeAL` resolves from its budget (``total / rate``
+        of a rate budget with a total, ``B / b`` of a count ``B``; otherwise unknown).
     epsilon
         ε of ε-greedy exploration on top of the pacer (:class:`~cbeal.CbeAL` passes its
         own).
@@ -98,6 +103,8 @@ class ScoreFusion(Policy):
         window: int = 200,
         tolerance: float = 1.0,
         head_start: float = 1.0,
+        head_start_over: float = 0.0,
+        horizon: float | str | None = None,
         epsilon: float = 0.0,
     ) -> None:
         self.agents = agents
@@ -106,6 +113,8 @@ class ScoreFusion(Policy):
         self.window = window
         self.tolerance = tolerance
         self.head_start = head_start
+        self.head_start_over = head_start_over
+        self.horizon = horizon
         self.epsilon = epsilon
 
     @property
@@ -136,11 +145,20 @@ class ScoreFusion(Policy):
         self.agents_ = [(n, a.clone().fit(X0, rng, y0)) for n, a in name_agents(self.agents)]
         m = len(self.agents_)
         self.rule_ = rule.clone().start(m)
+        horizon = self.horizon
+        if isinstance(horizon, str):
+            if horizon != "auto":
+                raise ParameterError(
+                    f"horizon must be a number of samples, None or 'auto', got {horizon!r}"
+                )
+            horizon = None  # not resolved by a model: no end in view
         self.pacer_ = QuantilePacer(
             budget_fraction=self.budget_fraction,
             window=self.window,
             tolerance=self.tolerance,
             head_start=self.head_start,
+            head_start_over=self.head_start_over,
+            horizon=horizon,
         ).start(m)
         self._plan(X0)
         return self

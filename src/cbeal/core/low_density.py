@@ -46,6 +46,7 @@ class LowDensityAgent(WindowAgent):
     """
 
     _extreme = "max"
+    tasks = ("classification", "regression")  # distances only: any learner
 
     @classmethod
     def _unit_test_params(cls) -> list[dict[str, Any]]:

@@ -42,6 +42,7 @@ class SpaceFillingAgent(WindowAgent):
     """
 
     _extreme = "min"
+    tasks = ("classification", "regression")  # distances only: any learner
 
     @classmethod
     def _unit_test_params(cls) -> list[dict[str, Any]]:

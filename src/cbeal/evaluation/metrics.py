@@ -21,6 +21,9 @@ METRIC_LABELS = {
     "precision": "precision",
     "recall": "recall",
     "macro_f1": "macro-F1",
+    "rmse": "RMSE",  # measured values (cbeal.core.regression.regression_scores)
+    "mae": "MAE",
+    "in_band": "within tolerance",
 }
 
 

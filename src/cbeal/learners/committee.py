@@ -15,7 +15,7 @@ from cbeal.core.agent import Agent, Context
 from cbeal.core.exceptions import ParameterError
 from cbeal.learners.adapter import LearnerAdapter, check_estimator_has_proba
 
-__all__ = ["CommitteeAgent", "disagreement"]
+__all__ = ["CommitteeAgent", "check_committee_sizes", "disagreement"]
 
 
 def disagreement(P: np.ndarray) -> float:
@@ -37,6 +37,14 @@ def disagreement(P: np.ndarray) -> float:
 
     js = float(entropy(P.mean(axis=0)) - entropy(P).mean())
     return min(1.0, max(0.0, js / bound))
+
+
+def check_committee_sizes(agent: Any) -> None:
+    """A committee agent's `n_members` (≥ 2) and `refit_every` (≥ 1), or a ParameterError."""
+    for name, low in (("n_members", 2), ("refit_every", 1)):
+        value = getattr(agent, name)
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+            raise ParameterError(f"{name} must be a whole number ≥ {low}, got {value!r}")
 
 
 class CommitteeAgent(Agent):
@@ -95,10 +103,7 @@ class CommitteeAgent(Agent):
         return LogisticRegression(max_iter=1000)
 
     def _start(self, X0: np.ndarray) -> None:
-        for name, low in (("n_members", 2), ("refit_every", 1)):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-                raise ParameterError(f"{name} must be a whole number ≥ {low}, got {value!r}")
+        check_committee_sizes(self)
         self._template()  # a bad estimator fails at fit, not at the first sample
         self.pool_X_: list[np.ndarray] = []
         self.pool_y_: list[int] = []

@@ -1,4 +1,5 @@
-"""Fresh scikit-learn classifiers with ``predict_proba``, one factory per learner.
+"""Fresh scikit-learn learners, one factory per learner: classifiers with
+``predict_proba``, and regressors with a predictive spread (``predict(X, return_std=True)``).
 
 Their short names (``svm``, ``logreg``, …) are resolved by :mod:`cbeal.catalog`; this
 module only builds the estimators, so that scikit-learn stays in the learner layer.
@@ -9,11 +10,14 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = [
+    "bayesian_ridge",
+    "gaussian_process",
     "gradient_boosting",
     "logistic_regression",
     "logistic_regression_l1",
     "platt_svm",
     "random_forest",
+    "rbf_bayesian_ridge",
     "svc_libsvm",
 ]
 
@@ -62,3 +66,34 @@ def gradient_boosting(random_state: Any = None) -> Any:
     from sklearn.ensemble import HistGradientBoostingClassifier
 
     return HistGradientBoostingClassifier(random_state=random_state)
+
+
+def bayesian_ridge(random_state: Any = None) -> Any:
+    """Bayesian ridge regression: a linear model with its predictive spread.
+
+    >>> bayesian_ridge()
+    BayesianRidge()
+    """
+    from sklearn.linear_model import BayesianRidge
+
+    return BayesianRidge()
+
+
+def rbf_bayesian_ridge(random_state: Any = None) -> Any:
+    """Bayesian ridge on 60 Nyström RBF features: a smooth non-linear model with a spread
+    (the benchmark's non-linear learner, REGRESSION.md)."""
+    from sklearn.kernel_approximation import Nystroem
+    from sklearn.linear_model import BayesianRidge
+    from sklearn.pipeline import make_pipeline
+
+    seed = 0 if random_state is None else random_state
+    return make_pipeline(Nystroem(n_components=60, random_state=seed), BayesianRidge())
+
+
+def gaussian_process(random_state: Any = None) -> Any:
+    """A Gaussian process (scaled RBF kernel plus noise, normalized target)."""
+    from sklearn.gaussian_process import GaussianProcessRegressor
+    from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
+
+    kernel = ConstantKernel() * RBF() + WhiteKernel()
+    return GaussianProcessRegressor(kernel=kernel, normalize_y=True, random_state=random_state)

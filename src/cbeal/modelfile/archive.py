@@ -185,4 +185,10 @@ def _check_manifest(manifest: Any, name: str) -> None:
 def _skops_trusted(extra: list[str]) -> list[str]:
     """Types skops may build besides its defaults: cbeal's scikit-learn estimators, and
     the ones the caller trusts."""
-    return ["cbeal.learners.platt_svm.PlattSVC", "numpy.dtype", *extra]
+    return [
+        "cbeal.learners.platt_svm.PlattSVC",
+        "cbeal.learners.regression.BootstrapRegressor",
+        "cbeal.learners.regression.QuantilePairRegressor",
+        "numpy.dtype",
+        *extra,
+    ]

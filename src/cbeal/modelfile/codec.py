@@ -32,6 +32,7 @@ __all__ = ["Decoder", "Encoder", "cbeal_classes"]
 _OWN_MODULES = (
     "cbeal.core", "cbeal.baselines", "cbeal.models", "cbeal.learners.adapter",
     "cbeal.learners.platt_svm", "cbeal.learners.committee", "cbeal.adapters",
+    "cbeal.learners.regression",  # and regression_committee (a prefix match)
 )  # fmt: skip
 _BIT_GENERATORS = ("PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64")
 _SCALARS = (str, bool, int, type(None))

@@ -11,6 +11,7 @@ from cbeal.catalog import agent_entry, budget_share, preset_entry
 from cbeal.core import (
     AgentEnsemble,
     Exp4P,
+    LabelCount,
     LabelRate,
     ParameterError,
     ScoreFusion,
@@ -19,6 +20,7 @@ from cbeal.core import (
 )
 from cbeal.core.agent import Agent
 from cbeal.models.fusion_presets import fusion_of
+from cbeal.models.regression import committee_of
 from cbeal.models.stream import StreamLearner
 
 __all__ = ["CbeAL"]
@@ -50,8 +52,10 @@ class CbeAL(StreamLearner):
         A :class:`~cbeal.core.ScoreFusion` (without agents) to fuse the agents' graded
         scores and pace the budget with one quantile filter instead of the paper's vote;
         None (default) = the paper's Exp4.P-EWMA vote. Its ``budget_fraction`` defaults to
-        the rate of a rate budget; under a rate budget its pacer gets no head start. Not
-        together with `solver`.
+        the rate of a rate budget; under a rate budget its pacer gets no head start. Its
+        ``horizon="auto"`` becomes the sample by which the budget is spent (``total / rate``
+        of a rate budget with a total, ``B / budget_fraction`` of a count). Not together
+        with `solver`.
     epsilon
         Ensemble-level ε-greedy exploration.
     reward, penalty
@@ -71,6 +75,15 @@ class CbeAL(StreamLearner):
         fixed prefix (e.g. a line's name) to make ids reproducible across replays.
     random_state
         Seed of every random draw; same seed, same decisions.
+    tolerance
+        A regressor only (``estimator=BayesianRidge()``, …): the half-width of the band a
+        measured value must fall in, in the target's unit. A part whose prediction is off
+        by more is one the model got wrong (the reward); the agents see
+        ``P(|y − ŷ| ≤ tolerance)`` as the model's certainty. See REGRESSION.md.
+    regression_reward
+        A regressor only: ``"band"`` (ρ+ when ``|y − ŷ| > tolerance``, else ρ−) or
+        ``"normalized"`` (the error over the tolerance, graded within ``[ρ−, ρ+]``; see
+        :func:`cbeal.core.regression.regression_reward`).
 
     Examples
     --------
@@ -125,6 +138,8 @@ class CbeAL(StreamLearner):
         preprocessor: Any = None,
         id_prefix: str | None = None,
         random_state: Any = None,
+        tolerance: float | None = None,
+        regression_reward: str = "band",
     ) -> None:
         self.agents = agents
         self.estimator = estimator
@@ -139,6 +154,8 @@ class CbeAL(StreamLearner):
         self.preprocessor = preprocessor
         self.id_prefix = id_prefix
         self.random_state = random_state
+        self.tolerance = tolerance
+        self.regression_reward = regression_reward
 
     @classmethod
     def from_preset(
@@ -167,12 +184,17 @@ class CbeAL(StreamLearner):
                     f"{entry.name} paces one budget over the fused score: give the budget "
                     "as a rate (e.g. budget=0.05) or pass budget_fraction=B/n with a count"
                 )
-            options = {} if budget_fraction is None else {"budget_fraction": float(share)}
+            options = {k: v for k, v in entry.fusion.items() if k != "weights"}
+            if budget_fraction is not None:
+                options["budget_fraction"] = float(share)
             params.setdefault("fusion", fusion_of(entry.fusion["weights"], **options))
         else:
             params.setdefault("solver", entry.make_solver())
         params.setdefault("epsilon", entry.epsilon)
-        return cls(agents=entry.pool(share), **params)
+        pool = entry.pool(share)
+        if entry.family == "regression":  # its committees refit the model's own regressor
+            pool = committee_of(pool, params.get("estimator"))
+        return cls(agents=pool, **params)
 
     @classmethod
     def from_agents(
@@ -225,9 +247,12 @@ class CbeAL(StreamLearner):
         fusion = self.fusion.clone().set_params(
             agents=self.agents, budget_fraction=share, epsilon=self.epsilon
         )
-        if isinstance(as_budget(self.budget), LabelRate):
+        cap = as_budget(self.budget)
+        if isinstance(cap, LabelRate):
             # the cap accrues at the rate itself: a head start could only be refused
             fusion.set_params(head_start=0.0)
+        if fusion.horizon == "auto":
+            fusion.set_params(horizon=_budget_horizon(cap, share))
         return fusion
 
     @property
@@ -238,3 +263,20 @@ class CbeAL(StreamLearner):
         if isinstance(policy, ScoreFusion):
             return policy.weights_now()
         return np.asarray(policy.solver_.weights())  # type: ignore[attr-defined]
+
+
+def _budget_horizon(cap: Any, share: float) -> float | None:
+    """The sample by which a budget is spent at the share `share`: ``total / rate`` of a
+    rate budget with a total, ``B / share`` of a count ``B``; None when open-ended.
+
+    >>> from cbeal.core import LabelCount, LabelRate
+    >>> _budget_horizon(LabelRate(rate=0.05, total=10), 0.05)
+    200.0
+    >>> _budget_horizon(LabelCount(total=10), 0.05), _budget_horizon(LabelRate(rate=0.05), 0.05)
+    (200.0, None)
+    """
+    if isinstance(cap, LabelRate):
+        return None if cap.total is None else float(cap.total) / float(cap.rate)
+    if isinstance(cap, LabelCount):
+        return float(cap.total) / float(share)
+    return None

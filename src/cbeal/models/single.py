@@ -60,6 +60,8 @@ class SingleAgentLearner(StreamLearner):
         preprocessor: Any = None,
         id_prefix: str | None = None,
         random_state: Any = None,
+        tolerance: float | None = None,
+        regression_reward: str = "band",
     ) -> None:
         self.agent = agent
         self.estimator = estimator
@@ -73,6 +75,8 @@ class SingleAgentLearner(StreamLearner):
         self.preprocessor = preprocessor
         self.id_prefix = id_prefix
         self.random_state = random_state
+        self.tolerance = tolerance
+        self.regression_reward = regression_reward
 
     def _make_policy(self) -> SingleAgentPolicy:
         return SingleAgentPolicy(agent=self.agent, name=self.name, epsilon=self.epsilon)

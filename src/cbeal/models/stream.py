@@ -38,6 +38,7 @@ from cbeal.core import (
     Params,
     Policy,
     Proposal,
+    TaskError,
     as_budget,
 )
 from cbeal.core.budget import LabelRate
@@ -54,6 +55,7 @@ from cbeal.kernels import enable as enable_kernels
 from cbeal.learners.adapter import LearnerAdapter, check_estimator_has_proba
 from cbeal.learners.conventions import NotFittedError, classifier_tags, column_or_1d
 from cbeal.models.inputs import Inputs
+from cbeal.models.regression import RegressionTask, regression_task
 from cbeal.models.renewal import RenewedBudget
 
 __all__ = ["StreamLearner"]
@@ -87,6 +89,9 @@ class StreamLearner(Params):
     preprocessor: Any
     id_prefix: str | None
     random_state: Any
+    tolerance: Any = None  # a regressor's band (models/regression.py)
+    regression_reward: str = "band"
+    _task: RegressionTask | None = None  # set by fit: None for a classifier
 
     @abstractmethod
     def _make_policy(self) -> Policy:
@@ -120,7 +125,9 @@ class StreamLearner(Params):
         """
         with self._mutex:
             self._check_params()
-            check_estimator_has_proba(self.estimator)
+            task = regression_task(self)  # None for a classifier
+            if task is None:
+                check_estimator_has_proba(self.estimator)
             inputs, X = Inputs.fit(X0, self.preprocessor)
             y = check_labels(column_or_1d(y0), X.shape[0])
             if X.shape[0] == 0:
@@ -129,15 +136,25 @@ class StreamLearner(Params):
                     "the learner can make a first prediction."
                 )
             budget = as_budget(self.budget)
-            classes = self._classes(y)
-            y_index = np.array([label_index(classes, v) for v in y], dtype=np.intp)
             rng = check_seed(self.random_state)
-            learner = LearnerAdapter(self.estimator, classes, int(rng.integers(2**31 - 1)))
+            if task is None:
+                classes = self._classes(y)
+                y_index = np.array([label_index(classes, v) for v in y], dtype=np.intp)
+                seed = int(rng.integers(2**31 - 1))
+                learner = LearnerAdapter(self.estimator, classes, seed)
+            else:  # a regressor: the labels are measured values
+                y_index = task.targets(y)
+                learner = task.learner(self.estimator, int(rng.integers(2**31 - 1)))
             learner.fit(X, y_index, warn=True)
             policy = self._make_policy().start(X, rng, y_index)
 
-            self.classes_ = classes
-            self._plain_classes = tuple(classes.tolist())
+            self._task = task
+            if task is None:
+                self.classes_ = classes
+                self._plain_classes = tuple(classes.tolist())
+            else:
+                self.__dict__.pop("classes_", None)
+                self._plain_classes = task.classes
             self.inputs_ = inputs
             self.n_features_in_ = inputs.n_features
             if inputs.names is not None:
@@ -224,12 +241,19 @@ class StreamLearner(Params):
         """Decide on a batch of samples, in order, with one ``predict_proba`` call.
 
         The decisions are those of ``query_one`` called row by row (no label can arrive in
-        between, so the learner is the same for every row).
+        between, so the learner is the same for every row). A regressor predicts row by
+        row, so that the decisions are exactly the same.
         """
         with self._mutex:
             self._check_fitted()
             Z = self.inputs_.rows(X)
-            P = self._learner.predict_proba(Z) if Z.shape[0] else Z
+            if not Z.shape[0]:
+                P = Z
+            elif self._task is None:
+                P = self._learner.predict_proba(Z)
+            else:  # row by row: a regressor's batched spread can differ in the last bits
+                dist = self._learner.predict_dist  # type: ignore[attr-defined]
+                P = np.vstack([dist(Z[i : i + 1]) for i in range(Z.shape[0])])
             return [self._decide(z, p) for z, p in zip(Z, P, strict=True)]
 
     def _features_one(self, x: Any, transformed: bool) -> np.ndarray:
@@ -238,6 +262,11 @@ class StreamLearner(Params):
         return check_sample(x, self._pool_X[0].shape[0])
 
     def _check_proba(self, proba: Any) -> np.ndarray:
+        if self._task is not None:
+            raise TaskError(
+                "proba gives a classifier's class probabilities; this model's learner is a "
+                "regressor: call query_one(x) without it"
+            )
         p = np.asarray(proba, dtype=np.float64)
         k = self.classes_.shape[0]
         values = p.tolist() if p.shape == (k,) else [math.nan]
@@ -255,9 +284,17 @@ class StreamLearner(Params):
         if self._step_open:
             self._close_step()
         learner = self._learner
-        if proba is None:
-            proba = learner.predict_proba(z[None, :])[0]
-        ctx = Context(z, proba)
+        task = self._task
+        if task is None:
+            if proba is None:
+                proba = learner.predict_proba(z[None, :])[0]
+            ctx = Context(z, proba)
+            y_pred = self._plain_classes[ctx.y_index]
+        else:  # `proba` is the regressor's [ŷ, σ]
+            if proba is None:
+                proba = learner.predict_dist(z[None, :])[0]  # type: ignore[attr-defined]
+            ctx = task.context(z, proba)
+            y_pred = ctx.mean
         prop = self.policy_.propose(ctx)
         t = self.t_
         seen = t + 1
@@ -281,8 +318,8 @@ class StreamLearner(Params):
             weights=prop.weights,
             agent_names=self._names,
             agent_kinds=self._kinds,
-            y_pred=self._plain_classes[ctx.y_index],
-            proba=proba,
+            y_pred=y_pred,
+            proba=ctx.proba,
             classes=self._plain_classes,
             certainty=ctx.certainty,
             budget_left=budget.left(seen),
@@ -331,8 +368,13 @@ class StreamLearner(Params):
                     f"x is not the sample of decision {rec.decision.id}; pass that sample, or "
                     "x=None to use the sample the model kept."
                 )
-            yi = label_index(self.classes_, y)
-            r = reward if yi != rec.y_index else penalty
+            task = self._task
+            if task is None:
+                yi: Any = label_index(self.classes_, y)
+                r = reward if yi != rec.y_index else penalty
+            else:
+                yi = task.target(y)
+                r = task.reward(yi, rec.decision.y_pred, reward, penalty)
             every = self.refit_every
             due = every is not None and self._since_refit + 1 >= every
             new = None
@@ -385,6 +427,9 @@ class StreamLearner(Params):
         """The reward label `y` earns `decision`: ρ+ if the recorded prediction was wrong."""
         self._check_fitted()
         reward, penalty = self._rewards()
+        task = self._task
+        if task is not None:
+            return task.reward(task.target(y), decision.y_pred, reward, penalty)
         yi = label_index(self.classes_, y)
         wrong = yi != label_index(self.classes_, decision.y_pred)
         return reward if wrong else penalty
@@ -496,9 +541,32 @@ class StreamLearner(Params):
         return learner.predict_proba(Z)
 
     def predict(self, X: Any, *, transformed: bool = False) -> np.ndarray:
-        """Labels predicted by the current learner."""
+        """Labels predicted by the current learner (a regressor's: its predicted values)."""
+        if self.__dict__.get("_task") is not None:
+            return self.predict_spread(X, transformed=transformed)[0]
         proba = self.predict_proba(X, transformed=transformed)
         return np.asarray(self.classes_[np.argmax(proba, axis=1)])
+
+    def predict_spread(self, X: Any, *, transformed: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """A regressor's predicted values and their predictive standard deviations.
+
+        ``ŷ ± 2σ`` is about a 95 % interval; ``P(|y − ŷ| ≤ tolerance)`` is what the agents
+        call the model's certainty.
+        """
+        with self._mutex:
+            self._check_fitted()
+            learner, inputs = self._learner, self.inputs_
+            if self._task is None:
+                raise TaskError(
+                    "predict_spread needs a regressor as estimator; this model's learner is a "
+                    "classifier: use predict_proba(X)"
+                )
+        if transformed:
+            Z = check_features(X, self._pool_X[0].shape[0])
+        else:
+            Z = inputs.rows(X)
+        dist = learner.predict_dist(Z)  # type: ignore[attr-defined]
+        return dist[:, 0], dist[:, 1]
 
     @property
     def estimator_(self) -> Any:
@@ -636,6 +704,8 @@ class StreamLearner(Params):
         """``(X, y)`` of every labelled sample: ``D0`` followed by the acquisitions."""
         with self._mutex:
             self._check_fitted()
+            if self._task is not None:
+                return np.asarray(self._pool_X), np.asarray(self._pool_y, dtype=np.float64)
             y = self.classes_[np.asarray(self._pool_y, dtype=np.intp)]
             return np.asarray(self._pool_X), y
 

@@ -117,9 +117,7 @@ def _split_names(text: str | Sequence[str] | None) -> list[str]:
     return [s.strip() for s in items if s.strip()]
 
 
-def _labels(frame: Any, label: str) -> np.ndarray:
-    pd = _pandas()
-    col = frame[label]
+def _check_filled(col: Any, label: str) -> None:
     missing = np.flatnonzero(col.isna().to_numpy())
     if missing.size:
         rows = ", ".join(str(i) for i in missing[:8]) + (", …" if missing.size > 8 else "")
@@ -128,6 +126,55 @@ def _labels(frame: Any, label: str) -> np.ndarray:
             f"{rows}, counted from 0 after the header); drop those rows or fill in their "
             "labels before running."
         )
+
+
+#: With a tolerance, whole numbers with at most this many distinct values look like classes.
+FEW_VALUES = 10
+
+_CLASSIFY = "leave out `tolerance` to classify them"
+
+
+def _measurements(frame: Any, label: str) -> np.ndarray:
+    """The label column as measured values (floats), for a regression run with a tolerance."""
+    pd = _pandas()
+    col = frame[label]
+    _check_filled(col, label)
+    if pd.api.types.is_bool_dtype(col):
+        raise InvalidInputError(
+            f"the label column {label!r} holds True/False, class labels rather than measured "
+            f"values; {_CLASSIFY}, or choose a column of measured values as `label`."
+        )
+    if not pd.api.types.is_numeric_dtype(col):
+        raise InvalidInputError(
+            f"the label column {label!r} is not numeric (e.g. {str(col.iloc[0])!r}); a "
+            "`tolerance` needs measured values such as 0.051 (a decimal comma is read too). "
+            f"Choose a numeric `label`, or {_CLASSIFY}."
+        )
+    y = np.asarray(col.to_numpy(dtype=np.float64))
+    if not np.isfinite(y).all():
+        raise InvalidInputError(
+            f"the label column {label!r} holds infinite values; replace or drop those rows."
+        )
+    values = np.unique(y)
+    if values.size < 2:
+        raise InvalidInputError(
+            f"the label column {label!r} holds one value only ({values[0]:g} in all {y.size} "
+            "rows); there is nothing to predict. Check `label`."
+        )
+    if values.size <= FEW_VALUES and np.all(np.mod(values, 1) == 0):
+        shown = ", ".join(f"{v:g}" for v in values)
+        raise InvalidInputError(
+            f"the label column {label!r} holds only the whole numbers {shown}: class labels "
+            f"rather than measured values; {_CLASSIFY}, or choose a column of measured values "
+            "as `label`."
+        )
+    return y
+
+
+def _labels(frame: Any, label: str) -> np.ndarray:
+    pd = _pandas()
+    col = frame[label]
+    _check_filled(col, label)
     if pd.api.types.is_bool_dtype(col):  # True/False stay booleans: predictions compare equal
         return np.asarray(col.to_numpy(dtype=bool))
     if not pd.api.types.is_numeric_dtype(col):
@@ -136,11 +183,33 @@ def _labels(frame: Any, label: str) -> np.ndarray:
     if y.dtype.kind == "f":
         if not np.all(np.mod(y, 1) == 0):
             raise InvalidInputError(
-                f"the label column {label!r} holds non-whole numbers (e.g. "
-                f"{float(y[np.mod(y, 1) != 0][0])!r}); cbeal classifies: give it class "
-                "labels such as 0/1 or pass/fail (threshold a measurement first)."
+                f"the label column {label!r} holds non-whole numbers, measured values (e.g. "
+                f"{float(y[np.mod(y, 1) != 0][0])!r}): give the `tolerance` of the "
+                "measurement (the half-width of the band around the true value, in the "
+                "column's unit, e.g. 0.05) to predict them by regression, or give class "
+                "labels such as 0/1 or pass/fail to classify."
             )
         y = y.astype(np.int64)  # 0.0/1.0 labels are the classes 0 and 1
+    return y
+
+
+def _class_labels(frame: Any, label: str) -> np.ndarray:
+    """The label column as class labels: two classes or more, at most :data:`MAX_CLASSES`."""
+    y = _labels(frame, label)
+    if np.unique(y).size < 2:
+        raise InvalidInputError(
+            f"the label column {label!r} holds one class only ({y.tolist()[0]!r} in all {y.size} "
+            "rows); active learning needs at least two classes. Check `label`."
+        )
+    n_classes = np.unique(y).size
+    if n_classes > MAX_CLASSES:
+        raise InvalidInputError(
+            f"the label column {label!r} has {n_classes} distinct values; that looks like a "
+            f"measurement or an id, not a class label (cbeal allows up to {MAX_CLASSES} "
+            "classes). For a measurement give its `tolerance` (the band's half-width, in the "
+            "column's unit) to predict it by regression; else check `label`, or bin the "
+            "values into classes."
+        )
     return y
 
 
@@ -276,6 +345,7 @@ def load_table(
     features: str | Sequence[str] | None = None,
     drop: str | Sequence[str] | None = None,
     ids: str | Sequence[str] | None = None,
+    measured: bool = False,
 ) -> Table:
     """Read and validate a labelled table; rows in time order (stable) or file order.
 
@@ -294,6 +364,10 @@ def load_table(
     ids
         Columns that identify a part or batch (comma-separated or a list): carried along
         in stream order (:attr:`Table.ids`), never used as features.
+    measured
+        The label column holds measured values (floats, for a regression run with a
+        tolerance) rather than class labels; True/False, text and a few whole numbers
+        are refused as class labels.
 
     Examples
     --------
@@ -333,19 +407,7 @@ def load_table(
         features=_split_names(features),
         drop=_split_names(drop),
     )
-    y = _labels(frame, label)
-    if np.unique(y).size < 2:
-        raise InvalidInputError(
-            f"the label column {label!r} holds one class only ({y.tolist()[0]!r} in all {y.size} "
-            "rows); active learning needs at least two classes. Check `label`."
-        )
-    n_classes = np.unique(y).size
-    if n_classes > MAX_CLASSES:
-        raise InvalidInputError(
-            f"the label column {label!r} has {n_classes} distinct values; that looks like a "
-            f"measurement or an id, not a class label (cbeal allows up to {MAX_CLASSES} "
-            "classes). Check `label`, or bin the values into classes first."
-        )
+    y = _measurements(frame, label) if measured else _class_labels(frame, label)
     X = _features(frame, names)
     row = np.arange(len(frame), dtype=np.int64)
     carried = {n: frame[n].astype(str).to_numpy(dtype=object) for n in id_names}

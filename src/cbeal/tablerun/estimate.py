@@ -24,6 +24,7 @@ import numpy as np
 from cbeal.catalog import learner as make_learner
 from cbeal.core import SingleClassWarning
 from cbeal.evaluation import fit_reference
+from cbeal.learners.regression import RegressionAdapter
 
 __all__ = ["LONG_RUN", "PROGRESS_AFTER", "Estimate", "FitCost", "estimate"]
 
@@ -149,15 +150,17 @@ def _timed(fn: Callable[[], Any], repeat: int = 2) -> float:
 
 def fit_cost(learner: str, Z: np.ndarray, y: np.ndarray, classes: np.ndarray, seed: int) -> FitCost:
     """Time the learner on two pools of training rows (spread over the training portion,
-    every class included), of up to 400 and 2000 rows."""
+    every class included), of up to 400 and 2000 rows; no `classes`: a regressor."""
     n2 = min(y.size, 2000)
     n1 = max(2, min(n2 // 5, 400))
-    firsts = [int(np.flatnonzero(y == c)[0]) for c in classes]
+    firsts = np.array([int(np.flatnonzero(y == c)[0]) for c in classes], dtype=np.intp)
     times = []
     for n in (n1, n2):
         idx = np.unique(np.r_[np.linspace(0, y.size - 1, n).astype(int), firsts])
 
         def fit(idx: np.ndarray = idx) -> Any:
+            if not classes.size:
+                return RegressionAdapter(make_learner(learner), seed).fit(Z[idx], y[idx])
             return fit_reference(make_learner(learner), classes, seed, Z[idx], y[idx])
 
         times.append(_timed(fit))

@@ -16,7 +16,7 @@ __all__ = ["data_notes", "looks_like_an_id", "score_notes"]
 def data_notes(table: Table, split: Split, classes: np.ndarray) -> list[str]:
     notes = [split.initial_note] if split.initial_note else []
     unseen = sorted(set(np.unique(split.part("test")[1]).tolist()) - set(classes.tolist()))
-    if unseen:
+    if unseen and classes.size:  # no classes: measured values (a regression run)
         notes.append(
             f"the test set holds classes never seen in training ({unseen}); no model "
             "can predict them."

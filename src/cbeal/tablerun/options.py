@@ -3,6 +3,7 @@ comparison methods, budgets), each checked with a message that says what to do."
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -10,17 +11,25 @@ from typing import Any
 import numpy as np
 
 from cbeal.catalog import (
+    LEARNERS,
+    RECOMMENDED,
+    REGRESSORS,
     UnknownNameError,
     agent_entry,
     budget,
     labels_allowed,
     learner_entry,
     preset_entry,
+    regressor_entry,
     strategy_entry,
 )
+from cbeal.catalog._names import key
 from cbeal.core import Budget, BudgetError, InvalidInputError, LabelCount, ParameterError
 
 __all__ = [
+    "CLASSIFIER",
+    "REGRESSION_PRESET",
+    "REGRESSOR",
     "RunOptions",
     "comparison_methods",
     "ensemble",
@@ -29,12 +38,23 @@ __all__ = [
 ]
 
 
+CLASSIFIER = "logreg-l1"  # the default learner for class labels
+REGRESSOR = "bayesian-ridge"  # the default learner for measured values (with a tolerance)
+REGRESSION_PRESET = "CBEAL-R"  # the default preset for measured values
+
+
 @dataclass(frozen=True, kw_only=True)
 class RunOptions:
     """What ``cbeal run`` was asked to do (validated by :func:`cbeal.tablerun.run`).
 
+    With a `tolerance` (the half-width of the band around the measured value, in the
+    label column's unit) the label column holds measured values and the run is a
+    regression: the default preset is CBEAL-R and the default learner Bayesian ridge.
+
     >>> RunOptions(data=Path("line.csv"), label="fail").budget
     '10%'
+    >>> RunOptions(data=Path("line.csv"), label="thickness", tolerance=0.05).measured
+    True
     """
 
     data: Path
@@ -46,7 +66,9 @@ class RunOptions:
     preset: str | None = None  # None: the recommended preset
     agents: str | None = None
     budget: str = "10%"
-    learner: str = "logreg-l1"
+    learner: str | None = None  # None: logreg-l1, or bayesian-ridge with a tolerance
+    tolerance: float | None = None  # a regression run: the band's half-width
+    regression_reward: str = "band"
     initial: int = 10
     test_fraction: float = 0.3
     positive: str | None = None
@@ -56,30 +78,61 @@ class RunOptions:
     refit_every: int = 1
     progress: bool | None = None
 
+    @property
+    def measured(self) -> bool:
+        """Whether the label column holds measured values (a regression run)."""
+        return self.tolerance is not None
+
     def check(self) -> None:
-        """Raise :class:`InvalidInputError` for counts out of range (the names are checked
-        where they are used)."""
+        """Raise :class:`InvalidInputError` for counts or a tolerance out of range (the
+        names are checked where they are used)."""
         for name in ("repeats", "refit_every"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise InvalidInputError(f"`{name}` must be a whole number ≥ 1, got {value!r}")
+        tol = self.tolerance
+        if tol is not None and (
+            isinstance(tol, bool)
+            or not isinstance(tol, (int, float))
+            or not math.isfinite(tol)
+            or tol <= 0
+        ):
+            raise InvalidInputError(
+                f"`tolerance` must be a number > 0, got {tol!r}: the half-width of the band "
+                "around the measured value, in the label column's unit (e.g. 0.05 for "
+                "±0.05 mm)"
+            )
+        if self.measured and self.positive is not None:
+            raise InvalidInputError(
+                "`positive` names the failure class of class labels; measured values (with a "
+                "`tolerance`) have none: leave out `positive`"
+            )
+        if self.regression_reward not in ("band", "normalized"):
+            raise InvalidInputError(
+                f"`regression_reward` must be 'band' or 'normalized', got "
+                f"{self.regression_reward!r}"
+            )
 
     def to_dict(self) -> dict[str, Any]:
         return {k: str(v) if isinstance(v, Path) else v for k, v in asdict(self).items()}
 
 
-def ensemble(preset: str | None, agents: str | None) -> tuple[str, list[str] | None]:
-    """CbeAL's display name and, for `agents`, their catalog names (None for a preset).
+def ensemble(
+    preset: str | None, agents: str | None, *, measured: bool = False
+) -> tuple[str, list[str] | None]:
+    """CbeAL's display name and, for `agents`, their catalog names (None for a preset);
+    without either, the recommended preset (CBEAL-R for `measured` values).
 
     >>> from cbeal.catalog import RECOMMENDED
     >>> ensemble(None, None) == (RECOMMENDED, None), ensemble("cbeal-6", None)
     (True, ('CBEAL-6', None))
-    >>> ensemble(None, "ld2, ent")
-    ('CbeAL(LD2,ENT)', ['LD2', 'ENT'])
+    >>> ensemble(None, "ld2, ent"), ensemble(None, None, measured=True)
+    (('CbeAL(LD2,ENT)', ['LD2', 'ENT']), ('CBEAL-R', None))
     """
     try:
         if agents is None:
-            return preset_entry(preset).name, None
+            default = REGRESSION_PRESET if measured else RECOMMENDED
+            return preset_entry(preset or default).name, None
         names = [agent_entry(a).name for a in agents.split(",") if a.strip()]
     except UnknownNameError as exc:
         raise InvalidInputError(str(exc)) from None
@@ -91,10 +144,31 @@ def ensemble(preset: str | None, agents: str | None) -> tuple[str, list[str] | N
     return f"CbeAL({','.join(names)})", names
 
 
-def learner_name(name: str, classes: np.ndarray | None = None) -> str:
-    """A known learner's catalog name; `classes` checks it can learn them."""
+def learner_name(
+    name: str | None, classes: np.ndarray | None = None, *, measured: bool = False
+) -> str:
+    """A known learner's catalog name (default: logreg-l1, or bayesian-ridge for
+    `measured` values); `classes` checks it can learn them.
+
+    >>> learner_name(None), learner_name("BAYESIAN_RIDGE", measured=True)
+    ('logreg-l1', 'bayesian-ridge')
+    """
+    if name is None:
+        return REGRESSOR if measured else CLASSIFIER
+    other = LEARNERS if measured else REGRESSORS
+    if isinstance(name, str) and key(name) in {key(n) for n in other}:
+        if measured:
+            raise InvalidInputError(
+                f"the learner {name!r} is a classifier; a measured label (with a `tolerance`) "
+                "needs a regressor with a predictive spread: choose the `learner` among "
+                + ", ".join(REGRESSORS)
+            )
+        raise InvalidInputError(
+            f"the learner {name!r} is a regressor; give the `tolerance` of the measurement to "
+            "predict measured values, or choose a classifier as `learner`: " + ", ".join(LEARNERS)
+        )
     try:
-        entry = learner_entry(name)
+        entry = regressor_entry(name) if measured else learner_entry(name)
         if classes is not None:
             entry.check_classes(classes.size)
     except ParameterError as exc:

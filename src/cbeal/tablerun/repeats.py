@@ -51,14 +51,18 @@ class Paired:
         }
 
 
-def paired(seeds: Sequence[Any], method: str, other: str, metric: str) -> Paired:
-    """Count the seeds where `method` scored above, equal to or below `other`.
+def paired(
+    seeds: Sequence[Any], method: str, other: str, metric: str, *, lower_better: bool = False
+) -> Paired:
+    """Count the seeds where `method` scored better than, equal to or worse than `other`
+    (better: higher, or lower for an error such as RMSE with `lower_better`).
 
     `seeds` are :class:`cbeal.tablerun.SeedRun` objects (anything with ``.scores``).
     """
     wins = ties = losses = 0
+    sign = -1.0 if lower_better else 1.0
     for run in seeds:
-        a, b = run.scores[method][metric], run.scores[other][metric]
+        a, b = sign * run.scores[method][metric], sign * run.scores[other][metric]
         if math.isclose(a, b, rel_tol=0.0, abs_tol=1e-12):
             ties += 1
         elif a > b:

@@ -35,8 +35,11 @@ __all__ = [
     "score_table",
 ]
 
-#: The scores a comparison is judged on (those a run has: F1 and recall for two classes).
-HEADLINE = ("balanced_accuracy", "f1", "recall", "macro_f1")
+#: The scores a comparison is judged on (those a run has: F1 and recall for two classes;
+#: RMSE, MAE and the share within tolerance for measured values).
+HEADLINE = ("balanced_accuracy", "f1", "recall", "macro_f1", "rmse", "mae", "in_band")
+#: Scores where lower is better (errors).
+LOWER_BETTER = frozenset({"rmse", "mae"})
 
 
 @dataclass(frozen=True, eq=False)
@@ -116,16 +119,14 @@ def _counts(y: np.ndarray) -> dict[str, int]:
     return {str(k): int(v) for k, v in zip(values.tolist(), sizes.tolist(), strict=True)}
 
 
-def data_stats(table: Table, split: Split, positive: Any) -> DataStats:
+def data_stats(table: Table, split: Split, positive: Any, *, measured: bool = False) -> DataStats:
+    """The data's numbers; no class counts for `measured` values (a regression run)."""
     X = table.X[: split.n_train]
     y_train = split.part("train")[1]
+    parts = {"all": table.y, "train": y_train}
+    parts |= {p: split.part(p)[1] for p in ("initial", "test")}
     return DataStats(
-        classes={
-            "all": _counts(table.y),
-            "train": _counts(y_train),
-            "initial": _counts(split.part("initial")[1]),
-            "test": _counts(split.part("test")[1]),
-        },
+        classes={} if measured else {p: _counts(y) for p, y in parts.items()},
         missing_share=float(np.isnan(X).mean()) if X.size else 0.0,
         empty_columns=tuple(
             n for j, n in enumerate(table.feature_names) if X.shape[0] and np.isnan(X[:, j]).all()
@@ -194,7 +195,11 @@ def comparisons(seeds: Sequence[Any], method: str, others: Sequence[str]) -> lis
         return []
     keys = [k for k in HEADLINE if k in seeds[0].scores[method]]
     return [
-        Comparison(method, other, tuple(paired(seeds, method, other, k) for k in keys))
+        Comparison(
+            method,
+            other,
+            tuple(paired(seeds, method, other, k, lower_better=k in LOWER_BETTER) for k in keys),
+        )
         for other in others
     ]
 
@@ -210,6 +215,7 @@ class RunStats:
     cbeal: dict[str, Any]  # the CbeAL run (first seed): labels, rewards, flips
     weights: dict[str, float]  # CbeAL's final standardized weights
     control_chart: bool  # whether CbeAL's bandit flips weights with the EWMA chart
+    fusion: str | None = None  # a score-fusion preset's weights ("equal", "evidence"), else None
 
 
 def cbeal_numbers(trace: Trace, budget: BudgetUse) -> tuple[dict[str, Any], dict[str, float]]:

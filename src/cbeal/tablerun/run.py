@@ -23,6 +23,11 @@ The protocol (also written into every report):
 7. **Scores** on the test set: accuracy, balanced accuracy and, for two classes, F1,
    precision and recall of the positive class (default: the training portion's minority
    class); for more classes macro-F1.
+
+With a ``tolerance`` the label column holds measured values and the run is a regression
+(:mod:`cbeal.tablerun.measured`): a regressor with a predictive spread, CBEAL-R by default,
+D0 the first ``initial`` rows as they are, and the scores RMSE, MAE and the share of test
+parts predicted within the tolerance, with a learning curve against the labels spent.
 """
 
 from __future__ import annotations
@@ -31,7 +36,8 @@ import functools
 import sys
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,11 +46,20 @@ import numpy as np
 from cbeal.catalog import learner as make_learner
 from cbeal.catalog import preset_entry
 from cbeal.core import Budget, SingleClassWarning
+from cbeal.core.regression import regression_scores
 from cbeal.evaluation import REFERENCES, fit_reference, scores
 from cbeal.models import CbeAL, StreamLearner, stream_model
 from cbeal.simulation import simulate
 from cbeal.streams.table import Table, load_table
 from cbeal.tablerun.estimate import PROGRESS_AFTER, Estimate, estimate
+from cbeal.tablerun.measured import (
+    Curve,
+    TargetStats,
+    check_methods,
+    learning_curve,
+    reference_values,
+    target_stats,
+)
 from cbeal.tablerun.notes import data_notes, score_notes
 from cbeal.tablerun.options import (
     RunOptions,
@@ -84,17 +99,26 @@ class Plan:
     positive: Any
     estimate: Estimate | None = None  # set by prepare()
 
+    @property
+    def measured(self) -> bool:
+        """Whether the labels are measured values (a regression run with a tolerance)."""
+        return self.options.measured
+
     def build(self, method: str, seed: int) -> StreamLearner:
         """A fresh, unfitted model of `method` (CbeAL's name or a comparison strategy)."""
         common: dict[str, Any] = dict(
             estimator=make_learner(self.learner),
             budget=self.spend,
             budget_fraction=self.budget / self.split.n_stream,
-            classes=list(self.classes),
             preprocessor=self.split.preprocessor,
             refit_every=self.options.refit_every,
             random_state=seed,
         )
+        if self.measured:
+            common["tolerance"] = self.options.tolerance
+            common["regression_reward"] = self.options.regression_reward
+        else:
+            common["classes"] = list(self.classes)
         if method == self.name and self.agents is not None:
             return CbeAL.from_agents(self.agents, **common)
         return stream_model(method, **common)
@@ -135,6 +159,14 @@ class UserRun:
     notes: list[str] = field(default_factory=list)
     seeds: list[SeedRun] = field(default_factory=list)
     estimate: Estimate | None = None
+    learner: str = ""  # the learner's catalog name
+    target: TargetStats | None = None  # measured values (a regression run), else None
+    curves: dict[str, Curve] = field(default_factory=dict)  # a regression run's, per method
+
+    @property
+    def measured(self) -> bool:
+        """Whether the labels were measured values (a regression run with a tolerance)."""
+        return self.target is not None
 
     @property
     def others(self) -> list[str]:
@@ -147,6 +179,16 @@ class UserRun:
         return self.traces[self.name]
 
 
+@contextmanager
+def _quiet() -> Iterator[None]:
+    """Hold back scikit-learn's warning that Nyström features (the `rbf-bayesian-ridge`
+    learner) are fitted on fewer rows than components: it then uses every row, as meant,
+    and would otherwise warn at each of the early refits."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="n_components > n_samples")
+        yield
+
+
 def _stream_run(model: StreamLearner, split: Split, progress: bool, desc: str) -> Trace:
     with warnings.catch_warnings():  # a single-class D0 is reported once, in the notes
         warnings.simplefilter("ignore", SingleClassWarning)
@@ -157,11 +199,15 @@ def _stream_run(model: StreamLearner, split: Split, progress: bool, desc: str) -
     return trace
 
 
-def _reference(name: str, learner: str, seed: int, split: Split, classes: np.ndarray) -> np.ndarray:
+def _reference(name: str, plan: Plan, seed: int) -> np.ndarray:
     """Test predictions of the learner trained on D0 ("Initial") or all training labels."""
+    split = plan.split
     Z, y = split.features("initial" if name == "Initial" else "train")
-    fitted = fit_reference(make_learner(learner), classes, seed, Z, y)
-    return fitted.predict(split.features("test")[0])
+    Z_test = split.features("test")[0]
+    if plan.measured:
+        return np.asarray(reference_values(plan.learner, seed, Z, y, Z_test))
+    fitted = fit_reference(make_learner(plan.learner), plan.classes, seed, Z, y)
+    return fitted.predict(Z_test)
 
 
 def prepare(options: RunOptions) -> Plan:
@@ -170,8 +216,9 @@ def prepare(options: RunOptions) -> Plan:
     Nothing is written, and nothing long runs: the estimate times a few fits and decisions.
     """
     options.check()
-    name, agents = ensemble(options.preset, options.agents)
-    learner = learner_name(options.learner)
+    measured = options.measured
+    name, agents = ensemble(options.preset, options.agents, measured=measured)
+    learner = learner_name(options.learner, measured=measured)
     compare = comparison_methods(options.compare)
     table = load_table(
         options.data,
@@ -180,12 +227,18 @@ def prepare(options: RunOptions) -> Plan:
         features=options.features,
         drop=options.drop,
         ids=options.ids,
+        measured=measured,
     )
-    split = make_split(table, initial=options.initial, test_fraction=options.test_fraction)
+    split = make_split(
+        table, initial=options.initial, test_fraction=options.test_fraction, measured=measured
+    )
     spend, budget = run_budget(options.budget, split.n_stream)
-    positive = positive_class(table, split, options.positive)
-    classes = np.unique(split.y[: split.n_train])
-    learner_name(learner, classes)
+    if measured:
+        positive, classes = None, np.empty(0)
+    else:
+        positive = positive_class(table, split, options.positive)
+        classes = np.unique(split.y[: split.n_train])
+        learner_name(learner, classes)
     plan = Plan(
         options=options,
         table=table,
@@ -199,20 +252,27 @@ def prepare(options: RunOptions) -> Plan:
         classes=classes,
         positive=positive,
     )
+    check_methods(lambda m: plan.build(m, options.seed), [name, *compare], measured)
     builders: dict[str, Callable[[], Any]] = {
         m: functools.partial(plan.build, m, options.seed) for m in [name, *compare]
     }
-    plan.estimate = estimate(
-        learner=learner,
-        split=split,
-        classes=classes,
-        budget=budget,
+    with _quiet():
+        plan.estimate = _estimate(plan, builders)
+    return plan
+
+
+def _estimate(plan: Plan, builders: dict[str, Callable[[], Any]]) -> Estimate:
+    options = plan.options
+    return estimate(
+        learner=plan.learner,
+        split=plan.split,
+        classes=plan.classes,
+        budget=plan.budget,
         refit_every=options.refit_every,
         repeats=options.repeats,
         seed=options.seed,
         builders=builders,
     )
-    return plan
 
 
 def _show_progress(plan: Plan) -> bool:
@@ -236,10 +296,31 @@ def _one_seed(
     if plan.split.n_test:
         X_test = plan.split.part("test")[0]
         preds = {m: models[m].predict(X_test) for m in models}
-        preds.update(
-            {r: _reference(r, plan.learner, seed, plan.split, plan.classes) for r in REFERENCES}
-        )
+        preds.update({r: _reference(r, plan, seed) for r in REFERENCES})
     return models, traces, preds
+
+
+def _scores(plan: Plan, y_test: np.ndarray, pred: np.ndarray) -> dict[str, float]:
+    if plan.measured:
+        return regression_scores(y_test, pred, float(plan.options.tolerance or 0.0))
+    return scores(y_test, pred, positive=plan.positive)
+
+
+def _curves(plan: Plan, models: dict[str, StreamLearner]) -> dict[str, Curve]:
+    """A regression run's learning curves (test RMSE against labels spent), per method."""
+    if not plan.measured or not plan.split.n_test:
+        return {}
+    return {
+        m: learning_curve(
+            model.labelled_pool,
+            plan.split.n_initial,
+            learner=plan.learner,
+            seed=plan.options.seed,
+            test=plan.split.features("test"),
+            tolerance=float(plan.options.tolerance or 0.0),
+        )
+        for m, model in models.items()
+    }
 
 
 def execute(plan: Plan) -> UserRun:
@@ -255,7 +336,8 @@ def execute(plan: Plan) -> UserRun:
     seeds: list[SeedRun] = []
     first: tuple[Any, ...] = ()
     for seed in range(o.seed, o.seed + o.repeats):
-        models, traces, preds = _one_seed(plan, seed, progress)
+        with _quiet():
+            models, traces, preds = _one_seed(plan, seed, progress)
         labels = {m: tr.n_acquired for m, tr in traces.items()}
         if split.n_test:  # the references only exist to be scored
             labels.update({"Initial": 0, "All Training Data": split.n_stream})
@@ -263,12 +345,13 @@ def execute(plan: Plan) -> UserRun:
             SeedRun(
                 seed=seed,
                 labels=labels,
-                scores={m: scores(y_test, p, positive=plan.positive) for m, p in preds.items()},
+                scores={m: _scores(plan, y_test, p) for m, p in preds.items()},
             )
         )
         if not first:
-            first = (models[plan.name], traces, preds)
-    model, traces, preds = first
+            with _quiet():
+                first = (models[plan.name], traces, preds, _curves(plan, models))
+    model, traces, preds, curves = first
     return UserRun(
         options=o,
         table=plan.table,
@@ -287,6 +370,9 @@ def execute(plan: Plan) -> UserRun:
         + score_notes(split, plan.positive, preds, y_test),
         seeds=seeds,
         estimate=plan.estimate,
+        learner=plan.learner,
+        target=target_stats(split, float(o.tolerance)) if o.tolerance is not None else None,
+        curves=curves,
     )
 
 
@@ -296,13 +382,20 @@ def _stats(plan: Plan, seeds: list[SeedRun], traces: dict[str, Trace]) -> RunSta
     cbeal, weights = cbeal_numbers(traces[plan.name], use)
     return RunStats(
         budget=use,
-        data=data_stats(plan.table, plan.split, plan.positive),
+        data=data_stats(plan.table, plan.split, plan.positive, measured=plan.measured),
         scores=score_table(seeds),
         comparisons=comparisons(seeds, plan.name, [m for m in traces if m != plan.name]),
         cbeal=cbeal,
         weights=weights,
         control_chart=plan.agents is not None or preset_entry(plan.name).control_chart,
+        fusion=None if plan.agents is not None else _fusion(plan.name),
     )
+
+
+def _fusion(preset: str) -> str | None:
+    """How a score-fusion preset weighs its agents' scores (None for a bandit's vote)."""
+    fusion = preset_entry(preset).fusion
+    return None if fusion is None else str(fusion.get("weights", "equal"))
 
 
 def run(options: RunOptions) -> UserRun:

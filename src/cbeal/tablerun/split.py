@@ -76,20 +76,28 @@ def _sizes(n: int, *, initial: int, test_fraction: float) -> tuple[int, int, int
     return initial, n_stream, n_test
 
 
-def make_split(table: Table, *, initial: int, test_fraction: float) -> Split:
-    """Split the ordered rows and fit the preprocessing on the training inputs only."""
+def make_split(
+    table: Table, *, initial: int, test_fraction: float, measured: bool = False
+) -> Split:
+    """Split the ordered rows and fit the preprocessing on the training inputs only.
+
+    With class labels D0 is extended until it holds every class (:func:`extend_initial`);
+    with `measured` values (a regression run) D0 is the first `initial` rows.
+    """
     import pandas as pd
 
     n0, n_stream, n_test = _sizes(table.n_rows, initial=initial, test_fraction=test_fraction)
     n_train = n0 + n_stream
-    train_classes = np.unique(table.y[:n_train])
-    if train_classes.size < 2:
-        raise InvalidInputError(
-            f"the training portion (the first {n_train} rows in time order) holds only class "
-            f"{train_classes.tolist()[0]!r}; the other classes are all in the most recent rows. "
-            "Lower `test_fraction` or use a longer history."
-        )
-    n0, note = extend_initial(table.y[:n_train], n0)
+    note = None
+    if not measured:
+        train_classes = np.unique(table.y[:n_train])
+        if train_classes.size < 2:
+            raise InvalidInputError(
+                f"the training portion (the first {n_train} rows in time order) holds only "
+                f"class {train_classes.tolist()[0]!r}; the other classes are all in the most "
+                "recent rows. Lower `test_fraction` or use a longer history."
+            )
+        n0, note = extend_initial(table.y[:n_train], n0)
     X = pd.DataFrame(table.X, columns=list(table.feature_names))
     pre = fit_preprocessor(X.iloc[:n_train])  # inputs only: no labels, no test rows
     return Split(

@@ -22,6 +22,8 @@ _GROUP_COLOURS = {
     "ablation": "tab:brown",
     "fusion": "tab:pink",
     "member": "tab:olive",
+    "fusion2": "tab:cyan",
+    "recommended-rate": "tab:red",
 }
 
 

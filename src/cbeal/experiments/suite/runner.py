@@ -250,7 +250,7 @@ def run_suite(
         strategy(n)  # unknown names fail before any work
     tasks = [
         (w, lrn, r)
-        for r in range(profile.replications)
+        for r in profile.replication_ids
         for w in profile.workloads
         for lrn in profile.learners
     ]
@@ -286,7 +286,7 @@ def collect(out: Path, profile: Profile, names: Sequence[str] | None = None) -> 
     rows: list[dict[str, Any]] = []
     for w in profile.workloads:
         for lrn in profile.learners:
-            for r in range(profile.replications):
+            for r in profile.replication_ids:
                 path = task_path(out, w, lrn, r)
                 if path.exists():
                     rows.extend(

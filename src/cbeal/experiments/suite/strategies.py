@@ -199,23 +199,25 @@ class FusionCandidate:
     """A score-fusion configuration (issue 23): members, weight rule and the pacer's options.
 
     Run like every strategy with the hard budget ``B``; its pacer spends the share
-    ``b = B / n`` evenly, with a head start of one label so that all of ``B`` is spent.
+    ``b = B / n`` evenly, with a head start of one label so that all of ``B`` is spent
+    (round 1; round 2's candidates set the pacer's options in `pacer`).
     With ``rate=True`` the budget is the rate budget ``LabelRate(rate=b, total=B)``
     instead (no head start).
     """
 
     name: str
-    role: str  # "fusion" (eligible), "member" (one member alone, paced)
+    role: str  # "fusion" (eligible), "member" (one member alone, paced), "fusion2" (round 2)
     members: tuple[str, ...]
     weights: str = "equal"
     epsilon: float = 0.0
     rate: bool = False
+    pacer: tuple[tuple[str, Any], ...] = ()  # ScoreFusion's pacer options (round 2)
 
     def build(self, est: Any, budget: int, n_stream: int, seed: int) -> StreamLearner:
         b = budget / n_stream
         return CbeAL(
             agents=fusion_pool(self.members, b, est),
-            fusion=fusion_of(self.weights, budget_fraction=b),
+            fusion=fusion_of(self.weights, budget_fraction=b, **dict(self.pacer)),
             epsilon=self.epsilon,
             estimator=est,
             budget=LabelRate(rate=b, total=budget) if self.rate else budget,
@@ -224,6 +226,8 @@ class FusionCandidate:
 
 
 _U4 = ("RAL1", "RAL2", "ENT", "VU")  # CBEAL-4U's members
+_DELAYED = (("head_start", 1.0), ("head_start_over", 1.0), ("horizon", "auto"))
+_END = (("head_start", 0.0), ("horizon", "auto"))
 _DIVERSE = ("H", "QBC", "DWU", "MIN", "SPF1", "LDS")  # members that see different things
 FUSION: tuple[FusionCandidate, ...] = (
     FusionCandidate("F:4U-eq", "fusion", _U4),
@@ -239,6 +243,11 @@ FUSION: tuple[FusionCandidate, ...] = (
         FusionCandidate(f"M:{m}", "member", (m,))
         for m in ("H", "DWU", "QBC", "MIN", "LDS", "SPF1", "RAL1")
     ),
+    # round 2 (BENCHMARK.md): the pacer's head start granted over the first 1/b samples,
+    # or none; both with the horizon (a due label waits less near the budget's end)
+    FusionCandidate("F:5F-delay", "fusion2", (*_U4, "MIN"), pacer=_DELAYED),
+    FusionCandidate("F:5F-end", "fusion2", (*_U4, "MIN"), pacer=_END),
+    FusionCandidate("F:H+QBC+MIN-end", "fusion2", ("H", "QBC", "MIN"), pacer=_END),
 )
 
 
@@ -277,7 +286,7 @@ def _all() -> dict[str, Strategy]:
     # recommended one until score fusion's CBEAL-5F was chosen, issue 23); a fusion preset
     # also runs under a rate budget
     for name, entry in PRESETS.items():
-        if entry.family == "paper":
+        if entry.family in ("paper", "regression"):  # regression presets: REGRESSION.md
             continue
         rec = name == RECOMMENDED
         out[name] = Strategy(name, "recommended" if rec else "cbeal", _fusion_preset(name))

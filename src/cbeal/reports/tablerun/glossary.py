@@ -20,6 +20,10 @@ TERMS: dict[str, str] = {
     "the method decides at once whether to ask the expert for its label (pass or fail) — "
     "here the label is read from the file, as if an inspector had been asked — or to let it "
     "go unlabelled.",
+    "stream-measured": "**Stream, measured value.** Parts arrive one at a time, in time "
+    "order. For each part the method decides at once whether to send it to be measured — "
+    "here the value is read from the file, as if the lab had been asked — or to let it go "
+    "unmeasured. The model predicts every part's value with a spread (how far off it may be).",
     "budget-rate": "**Budget, paced rate.** A share such as 10 % limits the labels to 10 "
     "per 100 parts *seen so far*: after 50 parts at most 5 labels, after 400 parts at most "
     "40. The allowance grows along the stream, so the labels spread over the whole period; "
@@ -42,6 +46,12 @@ TERMS: dict[str, str] = {
     "it something), **−0.5** if it was right (the label confirmed what it knew). The "
     "cumulative reward is the running total. A falling curve means most of the parts asked "
     "for were ones the model already got right; it does *not* mean the model got worse.",
+    "reward-measured": "**Reward.** When a measurement comes back, the method checks the "
+    "value the model predicted for that part when it asked: a positive reward if the "
+    "prediction was outside the tolerance (the measurement taught the model something), a "
+    "negative one if it was within it. The cumulative reward is the running total; a falling "
+    "curve means most parts asked for were predicted well already, not that the model got "
+    "worse.",
     "weights": "**Standardized weights** are each agent's share of the vote: they add up to "
     "1 and all start equal (1 divided by the number of agents).",
     "flips": "**Why the weights swing early on.** An EWMA control chart (exponentially "
@@ -52,6 +62,10 @@ TERMS: dict[str, str] = {
     "no-flips": "**How the weights move.** This ensemble has no control chart: each weight "
     "follows only the rewards of the requests its agent advised, so an agent whose requests "
     "keep catching model errors gains weight steadily.",
+    "fusion": "**Score fusion.** In this preset the agents do not vote: each scores every "
+    "part (how much it wants the part's label), the scores are averaged — with equal weights, "
+    "or with weights that grow with each agent's evidence — and one pacer turns the averaged "
+    "score into ask or don't ask, so that the budget is spent evenly along the stream.",
     "references": "**Initial** is the model trained on D0 alone; **All Training Data** the "
     "model trained on every training row's label, what unlimited labelling would give.",
     "scores": "**Scores.** Accuracy is the share of test parts classified correctly. "
@@ -59,6 +73,12 @@ TERMS: dict[str, str] = {
     "correctly, so a model that never flags a failure scores 50 %. For the failure class: "
     "recall is the share of the failures the model flags; precision the share of its flags "
     "that are failures; F1 combines the two.",
+    "scores-measured": "**Scores.** RMSE (root mean squared error) and MAE (mean absolute "
+    "error) are the typical distance between the predicted and the measured value of a "
+    "test part, in the measured column's unit; RMSE weighs large misses more. *Within "
+    "tolerance* is the share of test parts whose prediction is within the tolerance of the "
+    "measured value: the share the model would have judged right against the spec. Lower "
+    "RMSE and MAE are better, a higher share within tolerance is better.",
     "repeats": "**Mean ± SE, paired wins.** With several seeds every method runs once per "
     "seed on the same rows; the table shows the mean over the seeds ± its standard error "
     "(SE, the standard deviation divided by the square root of the number of seeds). A "

@@ -36,6 +36,8 @@ def summary(result: UserRun, *, out: Path, fmt: str) -> dict[str, Any]:
             "empty_columns": list(stats.data.empty_columns),
         },
         "class_counts": stats.data.classes,
+        "target": None if result.target is None else result.target.to_dict(),
+        "learning_curves": {m: c.to_dict() for m, c in result.curves.items()},
         "positive_class": None if result.positive is None else str(result.positive),
         "split": {"initial": sp.n_initial, "stream": sp.n_stream, "test": sp.n_test},
         "initial_requested": sp.requested_initial,
@@ -81,13 +83,13 @@ def console_lines(result: UserRun, report: Path) -> list[str]:
     sp, tab = result.split, result.table
     read = tab.dialect.describe()
     lines = [
-        f"cbeal {__version__} run: {result.name}, learner {result.options.learner!r}, "
+        f"cbeal {__version__} run: {result.name}, learner {result.learner!r}, "
         f"seed {result.options.seed}"
         + (
             f" (+{len(result.seeds) - 1} more seeds in the report)" if len(result.seeds) > 1 else ""
         ),
         f"data: {tab.path.name}{f' ({read})' if read else ''}, {tab.n_rows} rows, "
-        f"{len(tab.feature_names)} features, classes {result.stats.data.classes['all']}",
+        f"{len(tab.feature_names)} features, " + _values(result),
         f"split: D0 {sp.n_initial}, stream {sp.n_stream}, test {sp.n_test}; {result.seconds:.1f} s",
         budget_line(result),
     ]
@@ -98,3 +100,14 @@ def console_lines(result: UserRun, report: Path) -> list[str]:
     lines += [f"note: {n}" for n in result.notes]
     lines.append(f"report: {report}")
     return lines
+
+
+def _values(result: UserRun) -> str:
+    t = result.target
+    if t is None:
+        return f"classes {result.stats.data.classes['all']}"
+    tr = t.train
+    return (
+        f"measured values: training mean {tr['mean']:.4g}, sd {tr['std']:.4g}; "
+        f"tolerance ±{t.tolerance:g}"
+    )

@@ -16,6 +16,7 @@ from pathlib import Path
 from cbeal._version import __version__
 from cbeal.evaluation import METRIC_LABELS
 from cbeal.reports.document import Block
+from cbeal.reports.tablerun import measured
 from cbeal.reports.tablerun.glossary import glossary, kind_of, strategy_words
 from cbeal.tablerun import UserRun
 from cbeal.tablerun.results import Score
@@ -36,7 +37,7 @@ def document(result: UserRun, figures: dict[str, Path], missing: str | None) -> 
         ("h", 1, f"cbeal run: {result.name} on {result.table.path.name}"),
         *_what(result),
         *_results(result),
-        *_cbeal(result),
+        *(measured.cbeal_blocks(result) if result.measured else _cbeal(result)),
         *_figure_blocks(result, figures, missing),
         ("h", 2, "What the names mean"),
         ("ul", [*glossary(_terms(result)), *_strategies(result)]),
@@ -60,10 +61,13 @@ def document(result: UserRun, figures: dict[str, Path], missing: str | None) -> 
 def _terms(result: UserRun) -> list[str]:
     """The glossary entries this report needs."""
     kinds = {str(kind_of(a)) for a in result.trace.agent_names}
-    keys = ["stream", "budget-rate" if result.stats.budget.paced else "budget-count", "D0"]
-    keys += ["CbeAL", "reward", "weights", "flips" if result.stats.control_chart else "no-flips"]
+    m = "-measured" if result.measured else ""
+    keys = [f"stream{m}", "budget-rate" if result.stats.budget.paced else "budget-count", "D0"]
+    chart = "flips" if result.stats.control_chart else "no-flips"
+    vote = ["fusion"] if result.stats.fusion else ["weights", chart]
+    keys += ["CbeAL", f"reward{m}", *vote]
     keys += sorted(kinds & {"exploration", "exploitation"})
-    keys += ["references", "scores"] if result.scores else []
+    keys += ["references", f"scores{m}"] if result.scores else []
     keys += ["repeats"] if len(result.seeds) > 1 else []
     return keys
 
@@ -82,7 +86,9 @@ def _what(result: UserRun) -> list[Block]:
             "p",
             f"cbeal {__version__} streamed the rows of `{result.table.path.name}` through "
             f"**{result.name}** (agents {', '.join(result.trace.agent_names)}) with the "
-            f"learner `{o.learner}` and seed {o.seed}. The labels in column `{o.label}` played "
+            f"learner `{result.learner or o.learner}` and seed {o.seed}. The "
+            + ("measured values" if result.measured else "labels")
+            + f" in column `{o.label}` played "
             f"the expert: a stream row's label was read only when a method asked for it, "
             f"within a budget of **{result.stats.budget.words}**."
             + (
@@ -104,15 +110,18 @@ def _data(result: UserRun) -> list[Block]:
         return ", ".join(f"`{k}` {v}" for k, v in classes[part].items())
 
     read = tab.dialect.describe()
+    values = (
+        measured.data_sentence(result)
+        if result.measured
+        else f"Classes of `{tab.label}`: {counts('all')} (training rows: {counts('train')};"
+        f" test rows: {counts('test') or 'none'})."
+    )
     return [
         ("h", 2, "Data"),
         (
             "p",
             f"`{tab.path.name}` (SHA-256 `{tab.sha256[:16]}…`): {tab.shape[0]} rows × "
-            f"{tab.shape[1]} columns"
-            + (f", read as {read}" if read else "")
-            + f". Classes of `{tab.label}`: {counts('all')} (training rows: {counts('train')};"
-            f" test rows: {counts('test') or 'none'}).",
+            f"{tab.shape[1]} columns" + (f", read as {read}" if read else "") + f". {values}",
         ),
     ]
 
@@ -302,6 +311,8 @@ def _cbeal(result: UserRun) -> list[Block]:
     chart = (
         f"The EWMA chart flipped a weight {s['n_flips']} times. "
         if stats.control_chart
+        else f"{result.name} fuses its agents' scores ({stats.fusion} weights). "
+        if stats.fusion
         else f"{result.name} has no control chart: the weights followed the rewards alone. "
     )
     return [
@@ -321,6 +332,8 @@ def _cbeal(result: UserRun) -> list[Block]:
 def _figure_blocks(result: UserRun, figures: dict[str, Path], missing: str | None) -> list[Block]:
     if missing:
         return [("h", 2, "Figures"), ("p", f"No figures: {missing}.")]
+    if result.measured:
+        return measured.figure_blocks(result, figures)
     axis = (
         "the time of each part"
         if result.table.time_column

@@ -12,6 +12,7 @@ from cbeal.core.exceptions import ParameterError
 from cbeal.evaluation import METRIC_LABELS
 from cbeal.reports.document import to_html, to_markdown
 from cbeal.reports.folder import Staging, check_out
+from cbeal.reports.tablerun import measured
 from cbeal.reports.tablerun.summary import summary
 from cbeal.reports.tablerun.text import document
 from cbeal.tablerun import UserRun
@@ -19,7 +20,7 @@ from cbeal.tablerun import UserRun
 __all__ = ["FIGURES", "OUTPUTS", "write_report"]
 
 OUTPUTS = ("report.md", "report.html", "trace.csv", "summary.json", "model.cbeal")
-FIGURES = ("run.png", "scores.png")
+FIGURES = ("run.png", "scores.png", "curve.png")
 
 
 def write_report(result: UserRun, out: str | Path, *, fmt: str = "md") -> Path:
@@ -66,6 +67,8 @@ def _figures(result: UserRun, folder: Path) -> tuple[dict[str, Path], str | None
     """Draw the figures; without matplotlib return no figures and the reason."""
     tab, sp, use = result.table, result.split, result.stats.budget
     try:
+        if result.measured:
+            return measured.figures(result, folder), None
         from cbeal.plotting import plot_run, plot_scores
 
         times = None if tab.time_value is None else tab.time_value[sp.n_initial : sp.n_train]

@@ -1,0 +1,1 @@
+"""The regression benchmark (issue 20): workloads, strategies, runs and report (REGRESSION.md)."""

@@ -1,0 +1,116 @@
+"""``cbeal run`` on measured values (a `tolerance`): the regression path end to end on the
+bundled AI4I 2020 data as a CSV, and its input errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from cbeal import CbeAL
+from cbeal.cli import main
+from cbeal.core.regression import regression_scores
+from cbeal.datasets import load_ai4i2020
+
+TORQUE = "Torque [Nm]"
+
+
+@pytest.fixture(scope="module")
+def csv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The first 1,200 AI4I parts in file order, with the failure flag and a text grade."""
+    d = load_ai4i2020()
+    frame = pd.DataFrame(d.X[:1200], columns=list(d.feature_names))
+    frame["Machine failure"] = d.y[:1200].astype(int)
+    frame["grade"] = np.where(frame["Type"] == 0, "L", "M")
+    path = tmp_path_factory.mktemp("ai4i") / "ai4i.csv"
+    frame.to_csv(path, index=False)
+    return path
+
+
+def cli(csv: Path, out: Path, *extra: str) -> int:
+    return main(["run", "--data", str(csv), "--out", str(out), "--no-progress", *extra])
+
+
+def test_a_measured_target_runs_the_regression_path(
+    csv: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "rep"
+    args = ("--target", TORQUE, "--tolerance", "5", "--drop", "Machine failure")
+    assert cli(csv, out, *args) == 0
+    stdout = capsys.readouterr().out
+    assert "CBEAL-R, learner 'bayesian-ridge'" in stdout and "tolerance ±5" in stdout
+    for name in ("report.md", "trace.csv", "summary.json", "model.cbeal"):
+        assert (out / name).stat().st_size > 0, name
+    for name in ("run.png", "curve.png"):
+        assert (out / "figures" / name).stat().st_size > 10_000, name
+    info = json.loads((out / "summary.json").read_text())
+    assert info["method"] == "CBEAL-R" and info["agents"] == ["QBCR", "EMCM"]
+    assert set(info["metrics"]["CBEAL-R"]) == {"rmse", "mae", "in_band"}
+    assert info["split"] == {"initial": 10, "stream": 830, "test": 360}
+    spent = info["labels_spent"]["CBEAL-R"]
+    assert 0 < spent <= info["budget"]["labels_allowed"] == 83
+    # the learned model does far better than D0 alone, and the saved model is the one scored
+    m = info["metrics"]
+    assert m["CBEAL-R"]["rmse"] < 0.5 * m["Initial"]["rmse"]
+    model = CbeAL.load(out / "model.cbeal")
+    test = pd.read_csv(csv).iloc[840:]
+    pred = model.predict(test[list(model.feature_names_in_)])
+    assert pred.dtype.kind == "f"
+    assert regression_scores(test[TORQUE].to_numpy(), pred, 5.0) == m["CBEAL-R"]
+    curve = info["learning_curves"]["CBEAL-R"]
+    assert curve["labels"][0] == 0 and curve["labels"][-1] == spent
+    assert curve["rmse"][0] == m["Initial"]["rmse"] and curve["rmse"][-1] == m["CBEAL-R"]["rmse"]
+    assert info["target"]["tolerance"] == 5.0 and info["class_counts"] == {}
+    report = (out / "report.md").read_text()
+    assert "| method | labels from the stream | RMSE | MAE | within tolerance |" in report
+    assert "Tolerance: ±5" in report and "![learning curves](figures/curve.png)" in report
+    trace = pd.read_csv(out / "trace.csv")
+    assert len(trace) == 830 and int(trace["acquired"].sum()) == spent
+
+
+def test_the_learner_and_the_comparison_can_be_chosen(csv: Path, tmp_path: Path) -> None:
+    out = tmp_path / "rep"
+    target = ("--target", "Process temperature [K]", "--tolerance", "0.5")
+    args = (*target, "--drop", "Machine failure")
+    extra = ("--learner", "rbf-bayesian-ridge", "--agents", "LD2,RALR1", "--compare", "RS,SPR")
+    assert cli(csv, out, *args, *extra, "--budget", "40", "--repeats", "2") == 0
+    info = json.loads((out / "summary.json").read_text())
+    assert info["arguments"]["learner"] == "rbf-bayesian-ridge"
+    assert set(info["metrics"]) == {"CbeAL(LD2,RALR1)", "RS", "SPR", "Initial", "All Training Data"}
+    assert all(n <= 40 for m, n in info["labels_spent"].items() if m != "All Training Data")
+    wins = [p for p in info["paired_wins"] if p["metric"] == "rmse"]
+    assert len(wins) == 2 and all(p["wins"] + p["ties"] + p["losses"] == 2 for p in wins)
+
+
+@pytest.mark.parametrize(
+    ("extra", "expected"),
+    [
+        (("--label", TORQUE), "give the --tolerance of the measurement"),
+        (("--label", "Machine failure", "--tolerance", "0.5"), "only the whole numbers 0, 1"),
+        (("--label", "grade", "--tolerance", "0.5"), "is not numeric (e.g. 'M')"),
+        (("--label", TORQUE, "--tolerance", "0"), "--tolerance must be a number > 0"),
+        (("--label", TORQUE, "--tolerance", "-1"), "--tolerance must be a number > 0"),
+        (("--label", TORQUE, "--tolerance", "nan"), "--tolerance must be a number > 0"),
+        (("--label", TORQUE, "--tolerance", "5", "--learner", "logreg"), "is a classifier"),
+        (("--label", "Machine failure", "--learner", "bayesian-ridge"), "is a regressor"),
+        (("--label", TORQUE, "--tolerance", "5", "--preset", "CBEAL-5F"), "needs class labels"),
+        (("--label", TORQUE, "--tolerance", "5", "--compare", "US"), "needs class labels"),
+        (("--label", "Machine failure", "--preset", "CBEAL-R"), "is for measured values"),
+        (("--label", TORQUE, "--tolerance", "5", "--positive", "1"), "leave out --positive"),
+    ],
+)
+def test_bad_measured_input_stops_with_a_message(
+    csv: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    extra: tuple[str, ...],
+    expected: str,
+) -> None:
+    out = tmp_path / "rep"
+    assert cli(csv, out, "--drop", "grade" if "grade" not in extra else "Type", *extra) == 2
+    err = capsys.readouterr().err
+    assert expected in err, err
+    assert not out.exists()
