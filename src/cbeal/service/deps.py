@@ -31,7 +31,7 @@ __all__ = [
 ]
 
 
-def get_service(request: Request) -> Service:
+async def get_service(request: Request) -> Service:  # async: no thread-pool hop
     """The process's :class:`Service` (set on the app by ``create_app``)."""
     service: Service = request.app.state.service
     return service

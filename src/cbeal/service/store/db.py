@@ -16,7 +16,16 @@ from typing import Any
 import orjson
 from sqlalchemy import Engine, create_engine, event
 
-__all__ = ["DatabaseUnavailable", "Outage", "connect", "default_url", "migrate", "outage", "redact"]
+__all__ = [
+    "DatabaseUnavailable",
+    "Outage",
+    "connect",
+    "default_url",
+    "json_text",
+    "migrate",
+    "outage",
+    "redact",
+]
 
 MIGRATIONS = Path(__file__).parent.parent / "migrations"
 
@@ -88,8 +97,16 @@ def default_url(path: str | Path = "cbeal-service.db") -> str:
     return f"sqlite:///{Path(path).resolve()}"
 
 
-def _dumps(value: Any) -> str:
+def json_text(value: Any) -> str:
+    """`value` as the JSON columns store it (None as ``null``, as SQLAlchemy's JSON does).
+
+    >>> json_text({"x": [1.0, None]})
+    '{"x":[1.0,null]}'
+    """
     return orjson.dumps(value, option=orjson.OPT_SERIALIZE_NUMPY).decode()
+
+
+_dumps = json_text
 
 
 def _loads(value: Any) -> Any:
@@ -141,7 +158,11 @@ def _engine(url: str, sqlite_sync: str) -> Engine:
 
         event.listen(engine, "connect", pragmas)
         return engine
-    return create_engine(url, pool_size=8, max_overflow=8, pool_pre_ping=True, **_JSON)
+    # no pool_pre_ping: it costs a round trip on every checkout. A connection that died
+    # in the pool fails its request, which answers 503 (see `outage`) and drops the
+    # connection (SQLAlchemy invalidates it, and the whole pool on a disconnect); the
+    # client's retry gets a fresh one.
+    return create_engine(url, pool_size=8, max_overflow=8, **_JSON)
 
 
 def migrate(engine: Engine) -> None:

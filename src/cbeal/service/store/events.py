@@ -6,8 +6,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, insert, select, update
+from sqlalchemy import Connection, bindparam, select, update
 
+from cbeal.service.store.bulk import insert_rows, json_text
 from cbeal.service.store.tables import events, streams
 
 __all__ = ["LeaseLost", "append_events", "now", "read_events"]
@@ -32,7 +33,7 @@ _FENCE = (
     )
     .values(last_seq=bindparam("b_new"), lease_until=bindparam("b_until"))
 )
-_NEW_EVENTS = insert(events)
+_EVENT_COLUMNS = ("stream_id", "seq", "kind", "payload", "created_at")
 
 
 def append_events(
@@ -62,16 +63,12 @@ def append_events(
     )
     if res.rowcount != 1:
         raise LeaseLost(f"stream {stream_id} moved on without this process")
-    conn.execute(
-        _NEW_EVENTS,
+    insert_rows(
+        conn,
+        events,
+        _EVENT_COLUMNS,
         [
-            {
-                "stream_id": stream_id,
-                "seq": last_seq + 1 + i,
-                "kind": kind,
-                "payload": payload,
-                "created_at": t,
-            }
+            (stream_id, last_seq + 1 + i, kind, json_text(payload), t)
             for i, (kind, payload) in enumerate(kinds_payloads)
         ],
     )

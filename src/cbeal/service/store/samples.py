@@ -1,4 +1,10 @@
-"""Samples and their decisions: the duplicate check and the inserts of one ingest request."""
+"""Samples and their decisions: the duplicate check and the inserts of one ingest request.
+
+The inserts are plain ``executemany`` (one driver call for a whole batch, see
+:mod:`~cbeal.service.store.bulk` for the samples); the row keys are
+then read back with one query. ``INSERT … RETURNING`` in order would cost one statement per
+row on SQLite (no multi-row RETURNING in parameter order), 100 statements for a batch of 100.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +12,7 @@ from typing import Any
 
 from sqlalchemy import Connection, bindparam, insert, select
 
+from cbeal.service.store.bulk import insert_one, insert_rows, json_text
 from cbeal.service.store.tables import samples, tasks
 
 __all__ = ["insert_samples", "insert_tasks", "stored_samples"]
@@ -25,10 +32,34 @@ _STORED = (
         samples.c.sample_id.in_(bindparam("b_ids", expanding=True)),
     )
 )
-_NEW_SAMPLES = insert(samples).returning(
-    samples.c.id, samples.c.sample_id, sort_by_parameter_order=True
+_SAMPLE_COLUMNS = (
+    "stream_id",
+    "sample_id",
+    "seq",
+    "x",
+    "received_at",
+    "decision_id",
+    "acquire",
+    "p_acquire",
+    "prediction",
+    "certainty",
+    "model_version",
+    "decision",
 )
-_NEW_TASKS = insert(tasks).returning(tasks.c.id, tasks.c.sample_pk, sort_by_parameter_order=True)
+_NEW_TASKS = insert(tasks)
+# the keys of the samples just stored: their sequence numbers are new (fenced by the events)
+_KEYS = (
+    select(samples.c.id, samples.c.seq)
+    .where(
+        samples.c.stream_id == bindparam("b_stream"),
+        samples.c.seq.between(bindparam("b_first"), bindparam("b_last")),
+    )
+    .order_by(samples.c.seq)
+)
+_TASK_KEYS = select(tasks.c.id, tasks.c.sample_pk).where(
+    tasks.c.stream_id == bindparam("b_stream"),
+    tasks.c.sample_pk.in_(bindparam("b_pks", expanding=True)),
+)
 
 
 def stored_samples(conn: Connection, stream_id: int, ids: list[str]) -> list[Any]:
@@ -44,27 +75,32 @@ def insert_samples(
     items: list[tuple[str, list[float | None], dict[str, Any]]],
 ) -> list[int]:
     """Store (sample id, row, decision) items at events ``first_seq`` …; their row keys."""
-    inserted = conn.execute(
-        _NEW_SAMPLES,
-        [
-            {
-                "stream_id": stream_id,
-                "sample_id": sid,
-                "seq": first_seq + i,
-                "x": row,
-                "received_at": received_at,
-                "decision_id": d["id"],
-                "acquire": d["acquire"],
-                "p_acquire": d["p_acquire"],
-                "prediction": d["y_pred"],
-                "certainty": d["certainty"],
-                "model_version": d["learner_version"],
-                "decision": d,
-            }
-            for i, (sid, row, d) in enumerate(items)
-        ],
-    ).all()
-    return [r.id for r in inserted]
+    rows = [
+        (
+            stream_id,
+            sid,
+            first_seq + i,
+            json_text(row),
+            received_at,
+            d["id"],
+            bool(d["acquire"]),
+            float(d["p_acquire"]),
+            json_text(d["y_pred"]),
+            None if d["certainty"] is None else float(d["certainty"]),
+            int(d["learner_version"]),
+            json_text(d),
+        )
+        for i, (sid, row, d) in enumerate(items)
+    ]
+    if len(rows) == 1:  # one statement: the key comes back with the insert
+        return [insert_one(conn, samples, _SAMPLE_COLUMNS, rows[0])]
+    insert_rows(conn, samples, _SAMPLE_COLUMNS, rows)
+    last = first_seq + len(items) - 1
+    keys = conn.execute(_KEYS, {"b_stream": stream_id, "b_first": first_seq, "b_last": last})
+    pks = [r.id for r in keys]
+    if len(pks) != len(items):  # pragma: no cover - the fence makes the range ours
+        raise RuntimeError(f"stored {len(items)} samples but found {len(pks)} at their seqs")
+    return pks
 
 
 def insert_tasks(
@@ -84,4 +120,6 @@ def insert_tasks(
         }
         for pk, did in asked
     ]
-    return {r.sample_pk: r.id for r in conn.execute(_NEW_TASKS, rows)}
+    conn.execute(_NEW_TASKS, rows)
+    found = conn.execute(_TASK_KEYS, {"b_stream": stream_id, "b_pks": [pk for pk, _ in asked]})
+    return {r.sample_pk: r.id for r in found}
