@@ -209,7 +209,9 @@ class Exp4P(Params):
     def _multiply(self, exponents: list[float]) -> None:
         """``α_i ← α_i · exp(e_i)`` without overflow (a common factor leaves decisions alone)."""
         if all(-_MAX_EXP < e < _MAX_EXP for e in exponents):
-            alpha = [a * math.exp(e) for a, e in zip(self._alpha, exponents, strict=True)]
+            # Python floats: an overflow gives inf quietly (numpy scalars, which the chart
+            # may hand back, would warn), caught by the check below
+            alpha = [float(a) * math.exp(e) for a, e in zip(self._alpha, exponents, strict=True)]
             if 0.0 < sum(alpha) < math.inf:  # else every weight under- or one overflowed
                 self._alpha = alpha
                 self._keep_finite()
