@@ -30,7 +30,13 @@ from threadpoolctl import ThreadpoolController
 
 from cbeal.core.exceptions import InvalidInputError, ParameterError, SingleClassWarning
 
-__all__ = ["FIT_THREADS_ENV", "LearnerAdapter", "check_estimator_has_proba", "fit_threads"]
+__all__ = [
+    "FIT_THREADS_ENV",
+    "LearnerAdapter",
+    "check_estimator_has_proba",
+    "fit_threads",
+    "pinned",
+]
 
 #: The environment variable that sets how many BLAS/OpenMP threads a fit may use.
 FIT_THREADS_ENV = "CBEAL_FIT_THREADS"
@@ -121,6 +127,12 @@ def _release(blas: ThreadpoolController) -> None:
 
 
 _PINNING = _Pinning()
+
+
+def pinned() -> Any:
+    """The thread limits of a fit (a context manager), for every learner layer that fits:
+    classifiers here, regressors and committees elsewhere. Nested uses are free."""
+    return _PINNING.limited()
 
 
 def check_estimator_has_proba(estimator: Any) -> None:

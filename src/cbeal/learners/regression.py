@@ -17,7 +17,7 @@ from sklearn.base import BaseEstimator, RegressorMixin, clone, is_classifier, is
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from cbeal.core.exceptions import InvalidInputError, ParameterError, TaskError
-from cbeal.learners.adapter import LearnerAdapter
+from cbeal.learners.adapter import LearnerAdapter, pinned
 
 __all__ = [
     "BootstrapRegressor",
@@ -261,7 +261,8 @@ class RegressionAdapter(LearnerAdapter):
     def fit(self, X: np.ndarray, y: np.ndarray, *, warn: bool = True) -> RegressionAdapter:
         """Train on the labelled pool (`y` the measured values)."""
         est = clone(self.template)
-        est.fit(X, np.asarray(y, dtype=np.float64))
+        with pinned():  # one BLAS/OpenMP thread, as for a classifier's refit
+            est.fit(X, np.asarray(y, dtype=np.float64))
         self.version += 1
         self.n_trained = int(np.asarray(y).shape[0])
         self.estimator_ = est

@@ -17,6 +17,7 @@ from sklearn.base import clone
 from cbeal.core.agent import Agent, Context
 from cbeal.core.exceptions import ParameterError
 from cbeal.core.regression import regression_context
+from cbeal.learners.adapter import pinned
 from cbeal.learners.committee import check_committee_sizes
 
 __all__ = ["CommitteeVarianceAgent", "ExpectedChangeAgent"]
@@ -72,7 +73,8 @@ class _RegressionCommittee(Agent):
             est = clone(template)
             if "random_state" in est.get_params():
                 est.set_params(random_state=int(self._rng.integers(2**31 - 1)))
-            members.append(est.fit(X[rows], y[rows]))
+            with pinned():  # one BLAS/OpenMP thread, as for the stream model's refits
+                members.append(est.fit(X[rows], y[rows]))
         self.members_ = members
         self.since_refit_ = 0
 
