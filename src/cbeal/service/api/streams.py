@@ -10,8 +10,10 @@ from fastapi.responses import JSONResponse, Response
 from cbeal.service.api.routing import StrictRoute
 from cbeal.service.deps import Admin, AnyRole, ServiceDep
 from cbeal.service.engine.history import MAX_POINTS, history
+from cbeal.service.engine.insight import error_band
 from cbeal.service.engine.status import stream_config, stream_status
 from cbeal.service.schemas.common import errors
+from cbeal.service.schemas.stream_replies import BandOut
 from cbeal.service.schemas.streams import (
     HistoryOut,
     StreamConfig,
@@ -29,7 +31,8 @@ router = APIRouter(prefix="/api/v1/streams", tags=["streams"], route_class=Stric
 
 @router.post("", status_code=201, response_model=StreamStatusOut, responses=errors(409, 413, 422))
 def create_stream(config: StreamConfig, who: Admin, service: ServiceDep) -> dict[str, Any]:
-    """Create a stream (a line or machine): its features, classes, preset and budget."""
+    """Create a stream (a line or machine): its features, classes (or, for measured values,
+    task regression with a tolerance), preset and budget."""
     service.streams.create(config)
     return stream_status(service, config.name)
 
@@ -60,6 +63,13 @@ def stream_history(
 ) -> dict[str, Any]:
     """The stream over time, in `points` bins: the dashboard's charts."""
     return history(service.streams, name, points)
+
+
+@router.get("/{name}/band", response_model=BandOut, responses=errors(404, 409, 422))
+def band(name: StreamName, who: AnyRole, service: ServiceDep) -> dict[str, Any]:
+    """A regression stream: each learned label's error against the tolerance band, with
+    RMSE, MAE and the share within the band (422 for a classification stream)."""
+    return error_band(service.streams, name)
 
 
 _FILES = {

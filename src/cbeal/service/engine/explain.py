@@ -55,8 +55,22 @@ def asked_by(decision: dict[str, Any]) -> list[dict[str, str]]:
     return out
 
 
-def _sure(certainty: float) -> str:
-    pct = f"{100 * certainty:.0f} %" if certainty < 0.995 else "over 99 %"
+def _pct(certainty: float) -> str:
+    return f"{100 * certainty:.0f} %" if certainty < 0.995 else "over 99 %"
+
+
+def _sure(certainty: float, tolerance: float | None = None) -> str:
+    pct = _pct(certainty)
+    if tolerance is not None:  # regression: certainty is P(|y − ŷ| ≤ tolerance)
+        odds = f"{pct} likely within ±{tolerance:g} of the measured value"
+        if certainty < 0.7:
+            return f"the model is unsure of this part's value ({odds})"
+        if certainty < 0.9:
+            return f"the model is only fairly sure of this part's value ({odds})"
+        return (
+            f"the model's prediction is {odds}, but the agents that check it still ask at "
+            "this level: sure predictions have been off before"
+        )
     if certainty < 0.7:
         return f"the model is unsure ({pct} certain): the part is near the boundary between classes"
     if certainty < 0.9:
@@ -83,7 +97,10 @@ def question(decision: dict[str, Any]) -> dict[str, str] | None:
             "it does not know yet."
         )
     else:
-        why = f"{_sure(float(decision['certainty']))}; your label settles a hard case."
+        why = (
+            f"{_sure(float(decision['certainty']), decision.get('tolerance'))}; "
+            "your label settles a hard case."
+        )
     return {"kind": kind, "title": QUESTIONS[kind], "why": why[0].upper() + why[1:]}
 
 
@@ -97,10 +114,7 @@ def explain(decision: dict[str, Any]) -> str:
             if decision.get("acquire")
             else "Not asked: waiting for the first labels before the model starts."
         )
-    pred = (
-        f"the model predicts {decision['y_pred']!r} with certainty "
-        f"{100 * decision['certainty']:.0f} %"
-    )
+    pred = _prediction(decision)
     q = question(decision)
     if q is None:
         reason = decision.get("reason", "drawn")
@@ -113,3 +127,17 @@ def explain(decision: dict[str, Any]) -> str:
     who = ", ".join(a["label"] for a in asked_by(decision))
     by = f"; asked by the {who}" if who else ""
     return f"Asked ({q['kind']}{by}): {q['why'][0].lower()}{q['why'][1:].rstrip('.')}; {pred}."
+
+
+def _prediction(decision: dict[str, Any]) -> str:
+    """What the model predicts, in words: a class with its certainty, or a measured value
+    with its interval and its chance of being within the tolerance."""
+    certainty = float(decision["certainty"])
+    tolerance = decision.get("tolerance")
+    if tolerance is None:
+        return f"the model predicts {decision['y_pred']!r} with certainty {100 * certainty:.0f} %"
+    lo, hi = decision["interval"]
+    return (
+        f"the model predicts {decision['y_pred']:.4g} (95 % interval {lo:.4g} to {hi:.4g}), "
+        f"{_pct(certainty)} likely within ±{tolerance:g}"
+    )

@@ -1,5 +1,6 @@
-"""What the expert's page shows beside the numbers: a sample against the labelled pool (a
-stream's history for the dashboard is :mod:`~cbeal.service.engine.history`)."""
+"""What the expert's page shows beside the numbers: a sample against the labelled pool; and
+for a regression stream's dashboard, the error of every learned label against the
+tolerance band (a stream's history is :mod:`~cbeal.service.engine.history`)."""
 
 from __future__ import annotations
 
@@ -7,11 +8,15 @@ from typing import Any
 
 import numpy as np
 
+from cbeal.core.regression import regression_scores
 from cbeal.service.engine.models import failure_class
 from cbeal.service.engine.streams import Streams
 from cbeal.service.store import reads
 
-__all__ = ["sample_context"]
+__all__ = ["BAND_POINTS", "POOL_GROUP", "error_band", "sample_context"]
+
+BAND_POINTS = 500  # the latest labels the band chart draws (the scores cover every label)
+POOL_GROUP = "labelled parts"  # a regression stream's pool has no classes: one group
 
 
 def _pool(streams: Streams, stream_id: int) -> tuple[np.ndarray, list[Any]]:
@@ -52,13 +57,16 @@ def sample_context(streams: Streams, view: dict[str, Any], top: int = 8) -> dict
             )
         rows.append(item)
     order = sorted(range(len(rows)), key=lambda j: -abs(rows[j]["z"] or 0.0))
-    labels = np.array([repr(v) for v in y], dtype=object)
+    config = runtime.config
+    groups = [POOL_GROUP] if config.classes is None else config.classes
+    labels = np.array([POOL_GROUP if config.classes is None else repr(v) for v in y], dtype=object)
     rng = np.random.default_rng(0)  # the same subsample at every view of the task
     strips = []
     for j in order[:top]:
         by_class = {}
-        for c in runtime.config.classes:
-            vals = X[labels == repr(c), j] if X.size else np.empty(0)
+        for c in groups:
+            group = c if config.classes is None else repr(c)
+            vals = X[labels == group, j] if X.size else np.empty(0)
             vals = vals[~np.isnan(vals)]
             if vals.size > 200:
                 vals = rng.choice(vals, 200, replace=False)
@@ -68,6 +76,54 @@ def sample_context(streams: Streams, view: dict[str, Any], top: int = 8) -> dict
         "features": [rows[j] for j in order],
         "strips": strips,
         "pool_size": len(y),
-        "failure_class": failure_class(runtime.config),
-        "classes": runtime.config.classes,
+        "failure_class": failure_class(config),
+        "classes": groups,
+        "task": config.task,
+        "tolerance": config.tolerance,
+        "unit": config.unit,
+    }
+
+
+def error_band(streams: Streams, name: str) -> dict[str, Any]:
+    """A regression stream's learned labels against its tolerance band: each label's error
+    ``y − ŷ`` (ŷ: the prediction made before the model learned it) for the latest
+    ``BAND_POINTS``, and over every label RMSE, MAE and the share within ``± tolerance``.
+
+    The labels are the parts the agents chose to ask about, so the share is that of the
+    hard cases, not of the line's output."""
+    runtime = streams.get(name)
+    config = runtime.config
+    if config.classes is not None:
+        raise ValueError(
+            f"stream {name!r} classifies parts; the error band is for a regression stream "
+            "(its history and status show the share predicted right)"
+        )
+    with streams.engine.connect() as conn:
+        rows = [
+            r for r in reads.learned_values(conn, runtime.stream_id) if r.prediction is not None
+        ]
+    y = np.array([float(r.label) for r in rows])
+    pred = np.array([float(r.prediction) for r in rows])
+    tol = float(config.tolerance or 0.0)
+    scores = regression_scores(y, pred, tol)
+    latest = rows[-BAND_POINTS:]
+    err = (y - pred)[-BAND_POINTS:]
+    return {
+        "tolerance": tol,
+        "unit": config.unit,
+        "labels": len(rows),
+        "in_band": None if not rows else scores["in_band"],
+        "rmse": None if not rows else scores["rmse"],
+        "mae": None if not rows else scores["mae"],
+        "points": [
+            {
+                "t": float(r.labelled_at),
+                "sample_id": r.sample_id,
+                "y": float(r.label),
+                "y_pred": float(r.prediction),
+                "error": round(float(e), 10),
+                "inside": bool(abs(e) <= tol),
+            }
+            for r, e in zip(latest, err.tolist(), strict=True)
+        ],
     }

@@ -149,6 +149,12 @@ def take(tasks: TaskOps, answer: Answer, actor: Actor) -> tuple[str, dict[str, A
             "Label Studio, which changes nothing now"
         )
     classes = tasks.streams.get(view["stream"]).config.classes
+    if classes is None:
+        raise ValueError(
+            f"stream {view['stream']!r} takes measured values, and the Label Studio bridge "
+            "sends class choices only: label its parts on cbeal's page or with "
+            "POST /api/v1/tasks/{id}/label"
+        )
     label = next((c for c in classes if str(c) == answer.choice), None)
     if label is None:
         raise ValueError(f"the Label Studio choice {answer.choice!r} is not one of {classes}")

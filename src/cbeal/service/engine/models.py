@@ -16,9 +16,10 @@ def build_model(config: StreamConfig) -> Any:
     from cbeal.models import CbeAL
 
     common: dict[str, Any] = {
-        "estimator": learner(config.learner, random_state=config.seed),
+        "estimator": learner(str(config.learner), random_state=config.seed),
         "budget": config.budget,
-        "classes": list(config.classes),
+        "classes": None if config.classes is None else list(config.classes),
+        "tolerance": config.tolerance,
         "refit_every": None,
         "preprocessor": None,
         "id_prefix": config.name,
@@ -39,7 +40,10 @@ def preprocessor(config: StreamConfig, rows: Any) -> Any:
 
 
 def failure_class(config: Any) -> Any:
-    """The class shown in red everywhere: the configured one, else D0's rarest, else the last."""
+    """The class shown in red everywhere: the configured one, else D0's rarest, else the last
+    (None for a regression stream: it has no classes)."""
+    if config.classes is None:
+        return None
     if getattr(config, "failure_class", None) is not None:
         return config.failure_class
     if config.initial is not None:

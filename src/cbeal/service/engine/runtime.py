@@ -21,6 +21,7 @@ import numpy as np
 from cbeal.core import Decision
 from cbeal.service.engine.decisions import cold_decision
 from cbeal.service.engine.models import build_model, preprocessor
+from cbeal.service.schemas.measured import measured_value
 from cbeal.service.schemas.streams import StreamConfig
 
 __all__ = ["Runtime"]
@@ -73,11 +74,29 @@ class Runtime:
         return [None if v is None else float(v) for v in x]
 
     def label(self, y: Any) -> Any:
-        """`y` as one of the stream's classes (else a ValueError listing them)."""
-        for c in self.config.classes:
+        """`y` as one of the stream's classes, or a regression stream's measured value (else
+        a ValueError that says what to send)."""
+        classes = self.config.classes
+        if classes is None:
+            return measured_value(y, self.config.unit)
+        for c in classes:
             if type(c) is type(y) and c == y:
                 return c
-        raise ValueError(f"label {y!r} is not one of the stream's classes {self.config.classes}")
+        raise ValueError(
+            f"label {y!r} is not one of the stream's classes {classes}: send one of them "
+            f"exactly, with its JSON type (e.g. {classes[0]!r})"
+        )
+
+    def correct(self, decision: dict[str, Any], y: Any) -> bool | None:
+        """Whether the decision's prediction was right about label `y` (None: no model):
+        for a regression stream, whether it was within the tolerance (the library's
+        reward calls a part outside it a model error)."""
+        pred = decision.get("y_pred")
+        if pred is None:
+            return None
+        if self.config.classes is None:
+            return bool(abs(float(y) - float(pred)) <= float(self.config.tolerance or 0.0))
+        return bool(pred == y)
 
     # ------------------------------------------------------------------ events
     def decide(self, rows: list[list[float | None]], first_seq: int) -> list[dict[str, Any]]:
@@ -85,8 +104,15 @@ class Runtime:
         if self.model is None:
             return [self._cold_decision(r, first_seq + i) for i, r in enumerate(rows)]
         # the stream's rows are already in feature order: an array is read by position
-        decisions = self.model.query_many(_array(rows))
-        return [d.to_dict() for d in decisions]
+        X = _array(rows)
+        out = [d.to_dict() for d in self.model.query_many(X)]
+        if self.config.classes is None and out:  # regression: the prediction's spread too
+            _, spread = self.model.predict_spread(X)  # no label came between: the same fit
+            tolerance = self.config.tolerance
+            for d, s in zip(out, spread.tolist(), strict=True):
+                y = d["y_pred"]
+                d.update(spread=s, interval=[y - 2.0 * s, y + 2.0 * s], tolerance=tolerance)
+        return out
 
     def _cold_decision(self, row: list[float | None], seq: int) -> dict[str, Any]:
         # the first `cold_start` samples; then, if they held one class only, one at a time

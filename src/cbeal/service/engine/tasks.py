@@ -228,7 +228,7 @@ class TaskOps(TaskBase):
                 return 0  # undone, or learned by another call
             d = fresh.decision
             reward = runtime.reward(d, fresh.label)  # reads the model, changes nothing
-            correct = None if d["y_pred"] is None else d["y_pred"] == fresh.label
+            correct = runtime.correct(d, fresh.label)
             event = {"task_id": task_id, "decision_id": fresh.decision_id, "label": fresh.label}
             todo: list[tuple[str, dict[str, Any]]] = [("label", event)]
             changed = False  # once the model changed, a failure must drop it

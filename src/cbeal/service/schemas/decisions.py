@@ -1,4 +1,5 @@
-"""A decision as the API shows it: exactly :meth:`cbeal.Decision.to_dict`."""
+"""A decision as the API shows it: exactly :meth:`cbeal.Decision.to_dict`, and for a
+regression stream the prediction's spread, interval and tolerance besides."""
 
 from __future__ import annotations
 
@@ -7,6 +8,10 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = ["AgentRef", "DecisionOut", "QuestionOut"]
+
+
+def _absent(value: Any) -> bool:
+    return value is None
 
 
 class DecisionOut(BaseModel):
@@ -22,14 +27,38 @@ class DecisionOut(BaseModel):
     weights: list[float] = Field(description="the agents' standardized weights")
     agent_names: list[str]
     agent_kinds: list[str] = Field(description="exploration, exploitation or hybrid")
-    y_pred: Any = Field(description="the model's prediction before learning this sample")
-    proba: list[float] = Field(description="class probabilities, ordered as classes")
+    y_pred: Any = Field(
+        description="the model's prediction before learning this sample (regression: the "
+        "predicted value)"
+    )
+    proba: list[float] = Field(
+        description="class probabilities, ordered as classes (regression: of being within "
+        "and outside the tolerance)"
+    )
     classes: list[Any]
-    certainty: float | None = Field(description="the largest class probability")
+    certainty: float | None = Field(
+        description="the largest class probability (regression: P(within the tolerance))"
+    )
     budget_left: int | None = Field(description="labels that may still be spent now")
     reason: str | None = Field(description="'drawn', or why the budget refused the sample")
     learner_version: int = Field(description="which fit of the learner predicted")
     model_token: str | None = None
+    # a regression stream's decisions only (absent, not null, in a classification stream's)
+    spread: float | None = Field(
+        default=None,
+        exclude_if=_absent,
+        description="regression: the predictive standard deviation σ of y_pred",
+    )
+    interval: list[float] | None = Field(
+        default=None,
+        exclude_if=_absent,
+        description="regression: y_pred ± 2σ, about a 95 % interval for the measured value",
+    )
+    tolerance: float | None = Field(
+        default=None,
+        exclude_if=_absent,
+        description="regression: the band's half-width; certainty is P(|y − y_pred| ≤ tolerance)",
+    )
 
 
 class AgentRef(BaseModel):

@@ -1,4 +1,8 @@
-"""A stream's configuration: what it is created with, checked once (names through the catalog)."""
+"""A stream's configuration: what it is created with, checked once (names through the catalog).
+
+A stream classifies parts (``classes``) or predicts a measured value (``task="regression"``
+with a ``tolerance``; see :mod:`~cbeal.service.schemas.measured`).
+"""
 
 from __future__ import annotations
 
@@ -26,8 +30,25 @@ from cbeal.catalog import (
     preset_entry,
 )
 from cbeal.core import BudgetError, ParameterError
+from cbeal.service.schemas.measured import check_classification, check_regression, is_regressor_name
+from cbeal.service.schemas.stream_replies import (
+    HistoryOut,
+    StreamConfigOut,
+    StreamListOut,
+    StreamStatusOut,
+)
 
-__all__ = ["Initial", "Label", "Row", "StreamConfig", "Value"]
+__all__ = [
+    "HistoryOut",
+    "Initial",
+    "Label",
+    "Row",
+    "StreamConfig",
+    "StreamConfigOut",
+    "StreamListOut",
+    "StreamStatusOut",
+    "Value",
+]
 
 #: a class label: text, a number or a boolean, kept with its JSON type (``1`` is not
 #: ``true``, ``"1"`` is not ``1``, ``1`` is not ``1.0``)
@@ -73,16 +94,39 @@ class StreamConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
     name: str = Field(description="letters, digits, '.', '_' or '-'; e.g. line3")
     features: list[str] = Field(min_length=1, max_length=5000)
-    classes: list[Label] = Field(min_length=2, max_length=100)
-    preset: str = Field(
-        default=RECOMMENDED,
-        description=f"a preset of the catalog; the recommended {RECOMMENDED} paces its agents "
-        "to a rate budget; the paper's presets are CBEAL-2, -4, -4*, -6, -8",
+    task: Literal["classification", "regression"] | None = Field(
+        default=None,
+        description="classification (labels are classes) or regression (labels are measured "
+        "values); default: regression when learner is a regressor, else classification",
+    )
+    classes: list[Label] | None = Field(
+        default=None,
+        min_length=2,
+        max_length=100,
+        description="every label a part can get (classification; absent for regression)",
+    )
+    tolerance: float | None = Field(
+        default=None,
+        description="regression: the half-width of the band a prediction must fall in, in "
+        "the target's unit (a part predicted further off counts as a model error)",
+    )
+    unit: str | None = Field(
+        default=None, min_length=1, max_length=20, description="regression: e.g. 'mm'"
+    )
+    preset: str | None = Field(
+        default=None,
+        description=f"a preset of the catalog; default: the recommended {RECOMMENDED} (it "
+        "paces its agents to a rate budget; the paper's presets are CBEAL-2, -4, -4*, -6, -8), "
+        "for regression CBEAL-R",
     )
     agents: list[str] | None = Field(
         default=None, description="instead of preset: catalog agent names, e.g. LD2,RAL1"
     )
-    learner: str = "logreg"
+    learner: str | None = Field(
+        default=None,
+        description="default logreg; for regression bayesian-ridge (or rbf-bayesian-ridge, "
+        "gaussian-process)",
+    )
     budget: int | float | str = Field(
         default="5%", description="labels (100) or a rate (0.05, '5%')"
     )
@@ -119,7 +163,9 @@ class StreamConfig(BaseModel):
 
     @field_validator("classes")
     @classmethod
-    def _classes(cls, v: list[Any]) -> list[Any]:
+    def _classes(cls, v: list[Any] | None) -> list[Any] | None:
+        if v is None:
+            return v
         if len({(type(c), c) for c in v}) != len(v):
             raise ValueError("classes must be distinct")
         if len({type(c) for c in v}) != 1:
@@ -131,8 +177,15 @@ class StreamConfig(BaseModel):
 
     @model_validator(mode="after")
     def _check(self) -> StreamConfig:
+        if self.task is None:
+            self.task = "regression" if is_regressor_name(self.learner) else "classification"
         try:
             spend = budget(self.budget)
+            if self.task == "regression":
+                check_regression(self)
+            else:
+                check_classification(self)
+                self.learner = learner_entry(self.learner or "logreg").name
             if self.agents is None:
                 self.preset = preset_entry(self.preset).name
                 paces = preset_entry(self.preset).paces
@@ -141,7 +194,6 @@ class StreamConfig(BaseModel):
                     raise ValueError("agents needs at least two names, e.g. ['LD2', 'RAL1']")
                 self.agents = [agent_entry(a).name for a in self.agents]
                 paces = any(agent_entry(a).paces for a in self.agents)
-            self.learner = learner_entry(self.learner).name
         except (ParameterError, BudgetError) as exc:
             raise ValueError(str(exc)) from None
         if paces and budget_share(spend) is None:
@@ -151,6 +203,8 @@ class StreamConfig(BaseModel):
                 "give the budget as a rate such as '5%', or choose a paper preset such as "
                 "CBEAL-6 for a number of labels"
             )
+        if self.classes is None:  # regression: its labels were checked as measured values
+            return self
         if self.failure_class is not None and repr(self.failure_class) not in {
             repr(c) for c in self.classes
         }:
@@ -160,102 +214,3 @@ class StreamConfig(BaseModel):
             if unknown:
                 raise ValueError(f"initial.y holds labels that are not classes: {sorted(unknown)}")
         return self
-
-
-# ---------------------------------------------------------------------- replies
-class StreamListOut(BaseModel):
-    streams: list[str]
-
-
-class BudgetOut(BaseModel):
-    kind: str = Field(description="LabelRate (a paced share) or LabelCount")
-    spec: str = Field(description="the budget in words")
-    spent: int
-    left_now: int
-
-
-class QueueInfo(BaseModel):
-    open: int
-    leased: int
-    waiting_to_learn: int
-    oldest_age_seconds: float | None
-
-
-class StreamStatusOut(BaseModel):
-    """A stream's state; a cold stream has no model yet, so the model's fields are absent."""
-
-    name: str
-    state: str = Field(description="'running', or 'cold start' until the first labels")
-    samples_seen: int | None = None
-    labels_learned: int | None = None
-    budget: BudgetOut | None = None
-    weights: dict[str, float] | None = None
-    model_version: int | None = None
-    labels_since_refit: int | None = None
-    labels_wanted: int | None = None
-    samples_received: int
-    labels_received: int
-    prequential_accuracy: float | None = Field(
-        description="share of learned labels the model predicted right before learning them"
-    )
-    prequential_labels: int
-    queue: QueueInfo
-    model_training: int | None = Field(description="the model version being trained, if any")
-    last_retrain: float | None
-
-
-class AgentInfo(BaseModel):
-    name: str
-    label: str = Field(description="plain words, from the catalog")
-    description: str
-    kind: str = Field(description="exploration, exploitation or hybrid")
-
-
-class WeightingOut(BaseModel):
-    """How the agents' advice becomes one decision, for the dashboard's explanations."""
-
-    method: str = Field(description="e.g. 'Exp4.P bandit'")
-    control_chart: bool = Field(description="whether an EWMA control chart flips the weights")
-    words: str = Field(description="one sentence for the dashboard")
-
-
-class StreamConfigOut(BaseModel):
-    """The stream's configuration (without its initial set and history), with its agents
-    and weighting in words."""
-
-    model_config = ConfigDict(extra="allow")
-    name: str
-    features: list[str]
-    classes: list[Any]
-    preset: str
-    agents: list[str] | None
-    learner: str
-    budget: int | float | str
-    budget_words: str = Field(description="the budget's meaning: a paced share or a count")
-    agent_info: list[AgentInfo]
-    weighting: WeightingOut
-    failure_class: Any
-
-
-class HistoryBin(BaseModel):
-    t: float
-    samples: int
-    samples_total: int
-    asked: int
-    asked_total: int
-    failures_labelled: int
-    labels: int
-    weights: list[float] | None
-    prequential_accuracy: float | None
-    queue: int
-    label_delay_s: float | None
-    seconds_per_label: float | None
-    model_version: int | None = Field(description="the version serving at the bin's end")
-    budget_allowed: int | None = Field(description="labels the budget allows by the bin's end")
-
-
-class HistoryOut(BaseModel):
-    failure_class: Any
-    agents: list[str]
-    budget: BudgetOut | None
-    bins: list[HistoryBin]

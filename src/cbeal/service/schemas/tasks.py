@@ -39,7 +39,9 @@ class TaskOut(BaseModel):
     labelled_at: float | None
     learned_at: float | None
     reward: float | None
-    correct: bool | None = Field(description="whether the model's prediction was right")
+    correct: bool | None = Field(
+        description="whether the model's prediction was right (regression: within the tolerance)"
+    )
     question: QuestionOut | None
     explanation: str
     asked_by: list[AgentRef]
@@ -57,7 +59,9 @@ class FeatureOut(BaseModel):
 class StripOut(BaseModel):
     name: str
     value: float | None
-    pool: dict[str, list[float]] = Field(description="labelled values of the feature, by class")
+    pool: dict[str, list[float]] = Field(
+        description="labelled values of the feature, by class (regression: one group)"
+    )
 
 
 class ContextOut(BaseModel):
@@ -65,4 +69,7 @@ class ContextOut(BaseModel):
     strips: list[StripOut]
     pool_size: int
     failure_class: Any
-    classes: list[Any]
+    classes: list[Any] = Field(description="the classes (regression: the one group's name)")
+    task: str = Field(description="classification or regression")
+    tolerance: float | None = Field(description="regression: the band's half-width")
+    unit: str | None = Field(description="regression: the measured value's unit")

@@ -9,7 +9,14 @@ from sqlalchemy import Connection, Integer, Select, func, or_, select
 
 from cbeal.service.store.tables import samples, tasks
 
-__all__ = ["export_query", "pool_rows", "samples_since", "stream_counts", "tasks_since"]
+__all__ = [
+    "export_query",
+    "learned_values",
+    "pool_rows",
+    "samples_since",
+    "stream_counts",
+    "tasks_since",
+]
 
 POOL_STATES = ("initial", "labelled", "learned")
 
@@ -44,6 +51,20 @@ def pool_rows(conn: Connection, stream_id: int) -> list[Any]:
             select(samples.c.x, tasks.c.label)
             .select_from(samples.join(tasks, tasks.c.sample_pk == samples.c.id))
             .where(samples.c.stream_id == stream_id, tasks.c.status.in_(POOL_STATES))
+        )
+    )
+
+
+def learned_values(conn: Connection, stream_id: int) -> list[Any]:
+    """Every learned label beyond D0 with the prediction made before it was learned, in
+    the order the experts answered: sample id, answer time, label and prediction (None
+    during a cold start: the model did not exist yet)."""
+    return list(
+        conn.execute(
+            select(samples.c.sample_id, tasks.c.labelled_at, tasks.c.label, samples.c.prediction)
+            .select_from(samples.join(tasks, tasks.c.sample_pk == samples.c.id))
+            .where(samples.c.stream_id == stream_id, tasks.c.status == "learned")
+            .order_by(tasks.c.labelled_at, tasks.c.id)
         )
     )
 
