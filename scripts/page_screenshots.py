@@ -15,7 +15,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -24,7 +23,7 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
-from service_helpers import Server  # noqa: E402
+from service_helpers import Server, demo_line  # noqa: E402
 
 FLAGS = [
     "--no-sandbox",
@@ -90,35 +89,8 @@ def main(minutes: float = 4.0) -> None:
             },
         },
     ).raise_for_status()
-    stop = threading.Event()
-
-    def expert() -> None:
-        with httpx.Client(base_url=server.url, headers=h, timeout=60) as me:
-            while not stop.is_set():
-                r = me.get("/api/v1/streams/press-3/tasks/next", params={"lease_seconds": 30})
-                if r.status_code == 200:
-                    t = r.json()
-                    time.sleep(2.5)  # looks at the part
-                    me.post(
-                        f"/api/v1/tasks/{t['task_id']}/label",
-                        json={"label": truth[t["sample_id"]], "request_id": f"demo-{t['task_id']}"},
-                    )
-                else:
-                    time.sleep(1.0)
-
-    worker = threading.Thread(target=expert, daemon=True)
-    worker.start()
-    end = time.monotonic() + 60 * minutes
-    i = 100
-    while time.monotonic() < end and i < len(rows) - 20:
-        http.post(
-            "/api/v1/streams/press-3/samples",
-            json={"samples": [{"id": frame["part"][k], "x": rows[k]} for k in range(i, i + 20)]},
-        ).raise_for_status()
-        i += 20
-        time.sleep(1.5)
-    stop.set()
-    worker.join()
+    parts = list(zip(frame["part"][100:].tolist(), rows[100:], strict=True))
+    demo_line(server.url, h, "press-3", parts, truth, minutes=minutes, pause=2.5, every=1.5)
     docs = ROOT / "docs" / "img"
     docs.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as p:

@@ -137,3 +137,73 @@ class Server:
                 self.proc.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 self.kill()
+
+
+def cli_token(db: str, role: str, name: str) -> str:
+    """A new token made by `cbeal token create` (as an operator makes one)."""
+    cmd = [sys.executable, "-m", "cbeal", "token", "create", "--role", role, "--name", name]
+    out = subprocess.run([*cmd, "--db", db], capture_output=True, text=True, check=True)
+    return out.stdout.strip()
+
+
+def sign_in(page: Any, url: str, token: str) -> None:
+    """Sign `page` in on the service at `url` (the token stays in the tab's session)."""
+    page.goto(f"{url}/ui/")
+    page.fill("#token", token)
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#list li a")
+
+
+def simulated_expert(
+    url: str, headers: dict[str, str], stream: str, truth: Any, stop: Any, pause: float
+) -> None:
+    """Answer the stream's tasks until `stop` is set: each after `pause` seconds (looking
+    at the part), with ``truth[sample_id]`` (a run for the docs' screenshots)."""
+    import httpx
+
+    with httpx.Client(base_url=url, headers=headers, timeout=60) as me:
+        while not stop.is_set():
+            r = me.get(f"/api/v1/streams/{stream}/tasks/next", params={"lease_seconds": 30})
+            if r.status_code != 200:
+                time.sleep(1.0)
+                continue
+            t = r.json()
+            time.sleep(pause)
+            me.post(
+                f"/api/v1/tasks/{t['task_id']}/label",
+                json={"label": truth[t["sample_id"]], "request_id": f"demo-{t['task_id']}"},
+            )
+
+
+def demo_line(
+    url: str,
+    headers: dict[str, str],
+    stream: str,
+    parts: list[tuple[str, Any]],
+    truth: Any,
+    *,
+    minutes: float,
+    pause: float,
+    every: float,
+) -> int:
+    """Send `parts` ((id, row) pairs) 20 at a time every `every` seconds for `minutes`
+    while :func:`simulated_expert` answers; returns how many parts were sent."""
+    import threading
+
+    import httpx
+
+    stop = threading.Event()
+    args = (url, headers, stream, truth, stop, pause)
+    worker = threading.Thread(target=simulated_expert, args=args, daemon=True)
+    worker.start()
+    end = time.monotonic() + 60 * minutes
+    sent = 0
+    with httpx.Client(base_url=url, headers=headers, timeout=60) as http:
+        while time.monotonic() < end and sent + 20 <= len(parts):
+            batch = [{"id": i, "x": x} for i, x in parts[sent : sent + 20]]
+            http.post(f"/api/v1/streams/{stream}/samples", json={"samples": batch})
+            sent += 20
+            time.sleep(every)
+    stop.set()
+    worker.join()
+    return sent

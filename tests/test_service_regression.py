@@ -5,6 +5,9 @@ tolerance, the error band of the dashboard, and restarts that continue exactly."
 from __future__ import annotations
 
 import math
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +23,7 @@ from cbeal.service.app import Settings, create_app
 from cbeal.service.engine.decisions import DECISION_FIELDS
 from cbeal.service.store.tables import samples, tasks
 
-from .service_helpers import line, stream_config
+from .service_helpers import Server, cli_token, line, stream_config
 
 TOL = 2.5  # Nm: the band a torque prediction must fall in
 
@@ -106,12 +109,14 @@ def test_a_regression_stream_decides_learns_and_scores_against_the_band(db: str)
             # the certainty the agents saw is P(|y − ŷ| ≤ tol) under the same spread
             p_in = math.erf(TOL / (d["spread"] * math.sqrt(2)))
             assert math.isclose(d["certainty"], p_in, rel_tol=1e-9, abs_tol=1e-12)
-        assert "±2.5" in replies[0]["explanation"] and "95 % interval" in replies[0]["explanation"]
+        assert (
+            "±2.5 Nm" in replies[0]["explanation"] and "95 % interval" in replies[0]["explanation"]
+        )
         task = c.get("/api/v1/streams/press-7/tasks/next").json()
         assert task["decision"]["spread"] > 0 and task["explanation"].startswith("Asked")
         context = c.get(f"/api/v1/tasks/{task['task_id']}/context").json()
         assert (context["task"], context["unit"], context["tolerance"]) == ("regression", "Nm", TOL)
-        assert list(context["strips"][0]["pool"]) == ["labelled parts"]
+        assert list(context["strips"][0]["pool"]) == ["parts measured so far"]
         assert context["pool_size"] == 30
         c.post(f"/api/v1/tasks/{task['task_id']}/release", json={"request_id": "r"})
         learned = answer_all(c)
@@ -245,3 +250,22 @@ def test_a_regression_stream_restarts_and_continues_exactly(db: str, tmp_path: P
         np.testing.assert_array_equal(got_mean, mean)
         np.testing.assert_array_equal(got_std, std)
         assert c.get("/api/v1/streams/press-7/band").json()["labels"] > 10
+
+
+def test_the_service_guide_example_runs_and_prints_what_it_shows(tmp_path: Path) -> None:
+    text = (Path(__file__).parents[1] / "docs" / "SERVICE.md").read_text()
+    code = "# regression_stream.py" + text.split("```python\n# regression_stream.py")[1]
+    code = code.split("```")[0]
+    shown = text.split("the run is reproducible)")[1].split("```text\n")[1].split("```")[0]
+    db = f"sqlite:///{tmp_path / 'guide.db'}"
+    env = {**os.environ, "CBEAL_TOKEN": cli_token(db, "admin", "me")}
+    server = Server(db, extra=("--undo-seconds", "0", "--retrain", "sync")).start()
+    try:
+        env["CBEAL_URL"] = server.url
+        run = subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False
+        )
+    finally:
+        server.stop()
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == shown, run.stdout

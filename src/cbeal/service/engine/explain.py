@@ -59,10 +59,16 @@ def _pct(certainty: float) -> str:
     return f"{100 * certainty:.0f} %" if certainty < 0.995 else "over 99 %"
 
 
-def _sure(certainty: float, tolerance: float | None = None) -> str:
+def _band(decision: dict[str, Any]) -> str:
+    """A regression decision's tolerance band in words, e.g. ``±2.5 Nm``."""
+    unit = decision.get("unit")
+    return f"±{decision['tolerance']:g}" + (f" {unit}" if unit else "")
+
+
+def _sure(certainty: float, band: str | None = None) -> str:
     pct = _pct(certainty)
-    if tolerance is not None:  # regression: certainty is P(|y − ŷ| ≤ tolerance)
-        odds = f"{pct} likely within ±{tolerance:g} of the measured value"
+    if band is not None:  # regression: certainty is P(|y − ŷ| ≤ tolerance)
+        odds = f"{pct} likely within {band} of the measured value"
         if certainty < 0.7:
             return f"the model is unsure of this part's value ({odds})"
         if certainty < 0.9:
@@ -97,10 +103,8 @@ def question(decision: dict[str, Any]) -> dict[str, str] | None:
             "it does not know yet."
         )
     else:
-        why = (
-            f"{_sure(float(decision['certainty']), decision.get('tolerance'))}; "
-            "your label settles a hard case."
-        )
+        band = None if decision.get("tolerance") is None else _band(decision)
+        why = f"{_sure(float(decision['certainty']), band)}; your label settles a hard case."
     return {"kind": kind, "title": QUESTIONS[kind], "why": why[0].upper() + why[1:]}
 
 
@@ -133,11 +137,11 @@ def _prediction(decision: dict[str, Any]) -> str:
     """What the model predicts, in words: a class with its certainty, or a measured value
     with its interval and its chance of being within the tolerance."""
     certainty = float(decision["certainty"])
-    tolerance = decision.get("tolerance")
-    if tolerance is None:
+    if decision.get("tolerance") is None:
         return f"the model predicts {decision['y_pred']!r} with certainty {100 * certainty:.0f} %"
     lo, hi = decision["interval"]
+    unit = f" {decision['unit']}" if decision.get("unit") else ""
     return (
-        f"the model predicts {decision['y_pred']:.4g} (95 % interval {lo:.4g} to {hi:.4g}), "
-        f"{_pct(certainty)} likely within ±{tolerance:g}"
+        f"the model predicts {decision['y_pred']:.4g}{unit} (95 % interval {lo:.4g} to "
+        f"{hi:.4g}), {_pct(certainty)} likely within {_band(decision)}"
     )

@@ -16,7 +16,7 @@ from cbeal.service.store import reads
 __all__ = ["BAND_POINTS", "POOL_GROUP", "error_band", "sample_context"]
 
 BAND_POINTS = 500  # the latest labels the band chart draws (the scores cover every label)
-POOL_GROUP = "labelled parts"  # a regression stream's pool has no classes: one group
+POOL_GROUP = "parts measured so far"  # a regression stream's pool has no classes: one group
 
 
 def _pool(streams: Streams, stream_id: int) -> tuple[np.ndarray, list[Any]]:

@@ -108,10 +108,10 @@ class Runtime:
         out = [d.to_dict() for d in self.model.query_many(X)]
         if self.config.classes is None and out:  # regression: the prediction's spread too
             _, spread = self.model.predict_spread(X)  # no label came between: the same fit
-            tolerance = self.config.tolerance
+            tol, unit = self.config.tolerance, self.config.unit
             for d, s in zip(out, spread.tolist(), strict=True):
                 y = d["y_pred"]
-                d.update(spread=s, interval=[y - 2.0 * s, y + 2.0 * s], tolerance=tolerance)
+                d.update(spread=s, interval=[y - 2.0 * s, y + 2.0 * s], tolerance=tol, unit=unit)
         return out
 
     def _cold_decision(self, row: list[float | None], seq: int) -> dict[str, Any]:

@@ -59,6 +59,9 @@ class DecisionOut(BaseModel):
         exclude_if=_absent,
         description="regression: the band's half-width; certainty is P(|y − y_pred| ≤ tolerance)",
     )
+    unit: str | None = Field(
+        default=None, exclude_if=_absent, description="regression: the measured value's unit"
+    )
 
 
 class AgentRef(BaseModel):

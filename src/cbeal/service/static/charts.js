@@ -35,6 +35,31 @@ function timeLabel(t, span) {
 
 function anchor(i, n) { return i === 0 ? "start" : i === n ? "end" : "middle"; }
 
+// The axes of a W × H chart over time: value ticks (with grid lines) and time ticks.
+function timeAxes(X, Y, x0, x1, ticks, opts, W = 460, H = 230, L = 52, R = 12, T = 12, B = 44) {
+  const axis = svg("g", { class: "axis" });
+  axis.append(svg("line", { x1: L, y1: H - B, x2: W - R, y2: H - B }));
+  axis.append(svg("line", { x1: L, y1: T, x2: L, y2: H - B }));
+  for (const v of ticks) {
+    axis.append(svg("line", { x1: L - 4, y1: Y(v), x2: W - R, y2: Y(v), "stroke-opacity": .15 }));
+    axis.append(svg("text", { x: L - 6, y: Y(v) + 4, "text-anchor": "end" },
+                    opts.percent ? `${Math.round(v * 100)}%` : fmt(v, 2)));
+  }
+  const span = x1 - x0, nt = span < 60 ? 1 : 3;  // a short span: its two ends only
+  for (let i = 0; i <= nt; i++) {
+    const t = x0 + i * span / nt;
+    axis.append(svg("text", { x: X(t), y: H - B + 16, "text-anchor": anchor(i, nt) },
+                    timeLabel(t, span)));
+  }
+  axis.append(svg("text", { x: (L + W - R) / 2, y: H - 6, "text-anchor": "middle" },
+                  opts.xLabel || "time"));
+  if (opts.yLabel) {
+    axis.append(svg("text", { x: 12, y: (T + H - B) / 2, "text-anchor": "middle",
+                              transform: `rotate(-90 12 ${(T + H - B) / 2})` }, opts.yLabel));
+  }
+  return axis;
+}
+
 // series: [{name, colour, points: [[t, v], ...], dash, step}]; options: yLabel, yMin, yMax
 function lineChart(container, series, opts = {}) {
   const W = 460, H = 230, L = 52, R = 12, T = 12, B = 44;
@@ -54,27 +79,7 @@ function lineChart(container, series, opts = {}) {
   if (y1 === y0) y1 = y0 + 1;
   const X = t => L + (t - x0) / (x1 - x0) * (W - L - R);
   const Y = v => H - B - (v - y0) / (y1 - y0) * (H - T - B);
-  const axis = svg("g", { class: "axis" });
-  axis.append(svg("line", { x1: L, y1: H - B, x2: W - R, y2: H - B }));
-  axis.append(svg("line", { x1: L, y1: T, x2: L, y2: H - B }));
-  for (const v of niceTicks(y0, y1)) {
-    axis.append(svg("line", { x1: L - 4, y1: Y(v), x2: W - R, y2: Y(v), "stroke-opacity": .15 }));
-    axis.append(svg("text", { x: L - 6, y: Y(v) + 4, "text-anchor": "end" },
-                    opts.percent ? `${Math.round(v * 100)}%` : fmt(v, 2)));
-  }
-  const span = x1 - x0, nt = span < 60 ? 1 : 3;  // a short span: its two ends only
-  for (let i = 0; i <= nt; i++) {
-    const t = x0 + i * span / nt;
-    axis.append(svg("text", { x: X(t), y: H - B + 16, "text-anchor": anchor(i, nt) },
-                    timeLabel(t, span)));
-  }
-  axis.append(svg("text", { x: (L + W - R) / 2, y: H - 6, "text-anchor": "middle" },
-                  opts.xLabel || "time"));
-  if (opts.yLabel) {
-    axis.append(svg("text", { x: 12, y: (T + H - B) / 2, "text-anchor": "middle",
-                              transform: `rotate(-90 12 ${(T + H - B) / 2})` }, opts.yLabel));
-  }
-  root.append(axis);
+  root.append(timeAxes(X, Y, x0, x1, niceTicks(y0, y1), opts));
   for (const s of series) {
     const p = s.points.filter(q => q[1] !== null && q[1] !== undefined);
     if (!p.length) continue;
@@ -86,6 +91,43 @@ function lineChart(container, series, opts = {}) {
                               "stroke-dasharray": s.dash || "none" }));
   }
   container.replaceChildren(root, legend(series));
+}
+
+// A regression stream's learned labels: each one's error (measured − predicted) over time
+// against the shaded tolerance band ±tol; a red dot is a part the prediction missed.
+function bandChart(container, band, opts = {}) {
+  const W = 460, H = 230, L = 52, R = 12, T = 12, B = 44, tol = band.tolerance;
+  const root = svg("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", class: "bandchart",
+                           "aria-label": opts.label || "errors against the tolerance band",
+                           "data-tolerance": tol });
+  const pts = band.points;
+  if (!pts.length) {
+    root.append(svg("text", { x: W / 2, y: H / 2, "text-anchor": "middle" }, "no measured parts yet"));
+    container.replaceChildren(root);
+    return;
+  }
+  let x0 = pts[0].t, x1 = pts[pts.length - 1].t;
+  if (x1 === x0) { x0 -= 30; x1 += 30; }
+  const top = 1.08 * Math.max(1.6 * tol, ...pts.map(p => Math.abs(p.error)));
+  const X = t => L + (t - x0) / (x1 - x0) * (W - L - R);
+  const Y = v => H - B - (v + top) / (2 * top) * (H - T - B);
+  root.append(svg("rect", { x: L, y: Y(tol), width: W - L - R, height: Y(-tol) - Y(tol),
+                            fill: "#cfe8d6", class: "tolerance" }));
+  const ticks = niceTicks(-top, top).filter(v => Math.abs(v) <= top);
+  root.append(timeAxes(X, Y, x0, x1, ticks, opts));
+  root.append(svg("line", { x1: L, y1: Y(0), x2: W - R, y2: Y(0), stroke: "#4a4a4a" }));
+  for (const p of pts) {
+    const dot = svg("circle", { cx: X(p.t), cy: Y(p.error), r: 3.6,
+      fill: p.inside ? "#0072B2" : FAIL_COLOUR, class: p.inside ? "inside" : "outside",
+      "data-error": p.error, "data-sample": p.sample_id });
+    dot.append(svg("title", {}, `part ${p.sample_id}: measured ${fmt(p.y, 4)}, predicted ` +
+                   `${fmt(p.y_pred, 4)} (error ${fmt(p.error, 4)}${opts.unit || ""})`));
+    root.append(dot);
+  }
+  container.replaceChildren(root, legend([
+    { name: `tolerance band ±${tol}${opts.unit || ""}`, colour: "#cfe8d6" },
+    { name: "within the band", colour: "#0072B2" },
+    { name: "outside: the prediction missed", colour: FAIL_COLOUR }]));
 }
 
 function barChart(container, bins, bars, opts = {}) {
@@ -181,7 +223,8 @@ function stripPlot(container, strips, classes, failureClass) {
     }
   });
   root.style.maxWidth = `${W}px`;
-  const keys = classes.map(c => ({ name: `labelled ${c}`, colour: colour(c) }))
+  const keys = classes.map(c => ({ name: failureClass === null ? String(c) : `labelled ${c}`,
+                                   colour: colour(c) }))
     .concat([{ name: "this part (◆)", colour: "#000" }]);
   container.replaceChildren(root, legend(keys));
 }

@@ -16,16 +16,47 @@ function series(bins, key, scale = 1) {
 }
 
 let config = null;  // the stream's configuration: agent labels, how the weights move
+const NAME = encodeURIComponent(STREAM);
+
+// a regression stream: the words that change, once
+function measuredWords(cfg) {
+  const band = `±${cfg.tolerance}${cfg.unit ? " " + cfg.unit : ""}`;
+  document.getElementById("bandsection").hidden = false;
+  document.getElementById("askedtitle").textContent = "Parts sent for measurement";
+  document.getElementById("askedwords").textContent =
+    "Per time slot: parts the model asked to have measured.";
+  document.getElementById("acctitle").textContent = "Is the prediction within the tolerance?";
+  document.getElementById("accwords").textContent = `Share of measured parts the model had ` +
+    `predicted within ${band} before learning their value (on the hard parts it chose to ask ` +
+    "about, so lower than on all parts).";
+  document.getElementById("bandwords").textContent = `Tolerance ${band}. These are the parts ` +
+    "the model chose to ask about, so the hard ones.";
+}
+
+// a regression stream's tiles: share inside the band, RMSE and MAE over every learned value
+function bandTiles(band) {
+  const u = config.unit ? ` ${config.unit}` : "";
+  const none = !band.labels;
+  return [
+    tile(`Within ±${band.tolerance}${u} before learning`,
+         none ? "–" : `${Math.round(100 * band.in_band)} %`, `of ${band.labels} measured parts`),
+    tile("RMSE before learning", none ? "–" : `${fmt(band.rmse, 3)}${u}`,
+         "root mean squared error"),
+    tile("MAE before learning", none ? "–" : `${fmt(band.mae, 3)}${u}`, "mean absolute error")];
+}
 
 async function refresh() {
   if (config === null) {
-    config = await api("GET", `/api/v1/streams/${encodeURIComponent(STREAM)}/config`);
+    config = await api("GET", `/api/v1/streams/${NAME}/config`);
+    if (config.task === "regression") measuredWords(config);
     document.getElementById("weighting").textContent = config.weighting.words;
     document.getElementById("budgetwords").textContent = `The budget: ${config.budget_words}.`;
   }
-  const [st, h] = await Promise.all([
-    api("GET", `/api/v1/streams/${encodeURIComponent(STREAM)}`),
-    api("GET", `/api/v1/streams/${encodeURIComponent(STREAM)}/history?points=40`)]);
+  const measured = config.task === "regression";
+  const [st, h, band] = await Promise.all([
+    api("GET", `/api/v1/streams/${NAME}`),
+    api("GET", `/api/v1/streams/${NAME}/history?points=40`),
+    measured ? api("GET", `/api/v1/streams/${NAME}/band`) : null]);
   const b = st.budget || {};
   const bins = h.bins;
   const pace = bins.map(x => x.seconds_per_label).filter(v => v !== null);
@@ -36,8 +67,9 @@ async function refresh() {
     tile("Budget", `${b.spent ?? 0} spent`, b.spec ? `of ${b.spec}; ${b.left_now} available now` : null),
     tile("Waiting for an expert", String(st.queue.open),
          st.queue.oldest_age_seconds ? `oldest asked ${ago(st.queue.oldest_age_seconds)}` : null),
-    tile("Model right before learning", st.prequential_accuracy === null ? "–" :
-         `${Math.round(100 * st.prequential_accuracy)} %`, `on ${st.prequential_labels} labelled parts`),
+    ...(measured ? bandTiles(band) : [tile("Model right before learning",
+         st.prequential_accuracy === null ? "–" : `${Math.round(100 * st.prequential_accuracy)} %`,
+         `on ${st.prequential_labels} labelled parts`)]),
     tile("Model version", `v${st.model_version ?? 0}`,
          st.model_training ? `v${st.model_training} is training` : "up to date"),
     tile("Seconds per label", pace.length ? fmt(pace[pace.length - 1], 1) : "–", "median, recent"));
@@ -47,16 +79,23 @@ async function refresh() {
     { name: "labels spent", colour: "#1f3a5f", points: series(bins, "asked_total"), step: true },
     { name: "budget allows", colour: "#999999", points: series(bins, "budget_allowed"), dash: "6 4" }],
     { yLabel: "labels", label: "labels spent against the budget" });
+  if (measured) {
+    bandChart(document.getElementById("c-band"), band,
+              { yLabel: `error${config.unit ? ` (${config.unit})` : ""}`,
+                unit: config.unit ? ` ${config.unit}` : "" });
+  }
   barChart(document.getElementById("c-asked"), bins, [
     { name: "parts asked", colour: "#8a8a8a", key: "asked" },
-    { name: `labelled ${h.failure_class}`, colour: FAIL_COLOUR, key: "failures_labelled" }],
+    ...(measured ? [] :
+      [{ name: `labelled ${h.failure_class}`, colour: FAIL_COLOUR, key: "failures_labelled" }])],
     { yLabel: "parts", label: "parts asked and failures found" });
   lineChart(document.getElementById("c-weights"), h.agents.map((name, i) => ({
     name: `${labels[name] || name} (${name})`, colour: SERIES_COLOURS[i % SERIES_COLOURS.length],
     points: bins.map(x => [x.t, x.weights ? x.weights[i] : null]) })),
     { yLabel: "weight", yMin: 0, label: "agent weights over time" });
   lineChart(document.getElementById("c-acc"), [
-    { name: "right before learning", colour: "#009E73", points: series(bins, "prequential_accuracy") }],
+    { name: measured ? "within the tolerance before learning" : "right before learning",
+      colour: "#009E73", points: series(bins, "prequential_accuracy") }],
     { yLabel: "share", yMin: 0, yMax: 1, percent: true, label: "prequential accuracy" });
   lineChart(document.getElementById("c-queue"), [
     { name: "parts waiting", colour: "#1f3a5f", points: series(bins, "queue"), step: true },

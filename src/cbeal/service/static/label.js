@@ -58,45 +58,58 @@ function render() {
   const box = document.getElementById("task");
   box.setAttribute("aria-busy", "false");
   const q = t.question || { title: "Question", why: t.explanation, kind: "" };
-  const pred = t.decision.y_pred;
-  const certainty = t.decision.certainty;
-  const buttons = c.classes.map((cls, i) => el("button", {
-      class: "cls" + (classIsFail(cls) ? " fail" : "") +
-        (state.suggest && String(cls) === String(pred) ? " suggested" : ""),
-      "data-label": JSON.stringify(cls), "aria-keyshortcuts": String(i + 1),
-      onclick: () => answer(cls) }, el("kbd", {}, String(i + 1)), String(cls)));
   const asked = (t.asked_by || []).map(a => a.label);
   const unusual = c.features.filter(f => f.unusual).length;
   const table = featureTable(c.features, 15);
+  const measured = c.task === "regression" ?
+    measuredAnswer(t, c, state.suggest, value => answer(value, `${value}${unitOf(c)}`)) : null;
+  const others = [
+    el("button", { onclick: skip, "aria-keyshortcuts": "Space" }, el("kbd", {}, "Space"), "Skip"),
+    el("button", { onclick: cannotTell, "aria-keyshortcuts": "C" }, el("kbd", {}, "C"), "Cannot tell"),
+    el("button", { onclick: undoLast, "aria-keyshortcuts": "Backspace",
+                   disabled: undoable().length ? null : "disabled" },
+       el("kbd", {}, "⌫"), "Undo")];
   box.replaceChildren(
     el("h1", {}, `Part ${t.sample_id}`),
     el("p", { class: "muted" }, `Arrived ${ago(Date.now() / 1000 - t.received_at)} · task ${t.task_id}` +
        (t.skips ? ` · skipped ${t.skips}×` : "")),
     el("p", { class: "why" }, el("span", { class: `kind ${q.kind}` }, q.title), " — ",
        q.why, asked.length ? ` Asked by: ${asked.join(", ")}.` : ""),
-    pred === null ? el("p", { class: "prediction" }, "The model has no guess yet.") :
-      el("p", { class: "prediction" }, "The model currently says ",
-         el("span", { class: "chip" + (classIsFail(pred) ? " fail" : "") }, String(pred)),
-         ` with certainty ${certainty >= 0.995 ? "over 99" : Math.round(100 * certainty)} %.`),
-    el("div", { class: "answers", role: "group", "aria-label": "your answer" }, ...buttons,
-       el("button", { onclick: skip, "aria-keyshortcuts": "Space" }, el("kbd", {}, "Space"), "Skip"),
-       el("button", { onclick: cannotTell, "aria-keyshortcuts": "C" }, el("kbd", {}, "C"), "Cannot tell"),
-       el("button", { onclick: undoLast, "aria-keyshortcuts": "Backspace",
-                      disabled: undoable().length ? null : "disabled" },
-          el("kbd", {}, "⌫"), "Undo")),
+    ...(measured ? measured.parts : classAnswer(t, c)),
+    el("div", { class: "answers", role: "group", "aria-label": "your answer" },
+       ...(measured ? [] : classButtons(t, c)), ...others),
     el("p", { class: "status", id: "status", role: "status" }),
     el("h2", {}, "This part among the labelled parts"),
     el("p", { class: "muted" }, `The ${c.strips.length} features where this part is most unusual, ` +
-       `against the ${c.pool_size} parts labelled so far (${String(c.failure_class)} in red).`),
+       `against the ${c.pool_size} parts labelled so far` +
+       (c.failure_class === null ? "." : ` (${String(c.failure_class)} in red).`)),
     el("div", { id: "strips" }),
     el("h2", {}, `Feature values (${unusual} unusual of ${c.features.length})`),
     el("p", { class: "muted" }, "Percentile and z-score against the labelled parts; ▲ marks " +
        "values in the outer 2.5 % or more than 2 standard deviations from the mean."),
     table);
   stripPlot(document.getElementById("strips"), c.strips, c.classes, c.failure_class);
+  if (measured) { measured.draw(); measured.focus.focus(); return; }  // ready to type
   const heading = box.querySelector("h1");
   heading.setAttribute("tabindex", "-1");
   heading.focus();  // not a button: Enter and Space stay shortcuts, never an accidental click
+}
+
+function classAnswer(t, c) {
+  const pred = t.decision.y_pred, certainty = t.decision.certainty;
+  return [pred === null ? el("p", { class: "prediction" }, "The model has no guess yet.") :
+    el("p", { class: "prediction" }, "The model currently says ",
+       el("span", { class: "chip" + (classIsFail(pred) ? " fail" : "") }, String(pred)),
+       ` with certainty ${certainty >= 0.995 ? "over 99" : Math.round(100 * certainty)} %.`)];
+}
+
+function classButtons(t, c) {
+  const pred = t.decision.y_pred;
+  return c.classes.map((cls, i) => el("button", {
+      class: "cls" + (classIsFail(cls) ? " fail" : "") +
+        (state.suggest && String(cls) === String(pred) ? " suggested" : ""),
+      "data-label": JSON.stringify(cls), "aria-keyshortcuts": String(i + 1),
+      onclick: () => answer(cls) }, el("kbd", {}, String(i + 1)), String(cls)));
 }
 
 function featureTable(features, first) {
@@ -135,15 +148,15 @@ async function act(fn) {
   document.querySelectorAll(".answers button").forEach(b => { b.disabled = true; });
   return exclusive(async () => {
     try { await fn(state.task); await loadNext(); }
-    catch (e) { setStatus(e.message, true); render(); }
+    catch (e) { render(); setStatus(e.message, true); }  // the message on the new render
   });
 }
 
-function answer(label) {
+function answer(label, words = String(label)) {
   return act(async task => {
     const r = await api("POST", `/api/v1/tasks/${task.task_id}/label`,
                         { label, request_id: crypto.randomUUID() });
-    remember(task, String(label), r.status !== "learned");
+    remember(task, words, r.status !== "learned");
   });
 }
 
@@ -232,6 +245,9 @@ document.addEventListener("keydown", ev => {
   if (!state.task || !state.context) return;
   const onButton = ev.target instanceof HTMLButtonElement;
   if ((ev.key === " " || ev.key === "Enter") && onButton) return;  // the button's own press
+  const box = document.getElementById("measured");
+  if (box && /^[0-9.-]$/.test(ev.key)) { box.focus(); return; }  // typing goes to the box
+  if (box && ev.key === "Enter") { ev.preventDefault(); box.form.requestSubmit(); return; }
   if (/^[1-9]$/.test(ev.key)) {
     const cls = state.context.classes[Number(ev.key) - 1];
     if (cls !== undefined) { ev.preventDefault(); answer(cls); }
