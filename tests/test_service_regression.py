@@ -269,3 +269,19 @@ def test_the_service_guide_example_runs_and_prints_what_it_shows(tmp_path: Path)
         server.stop()
     assert run.returncode == 0, run.stderr
     assert run.stdout == shown, run.stdout
+
+
+def test_a_cold_regression_stream_starts_on_its_first_measurements(tmp_path: Path) -> None:
+    cfg = regression_config(cold_start=8)
+    del cfg["initial"]
+    with TestClient(app(f"sqlite:///{tmp_path / 'cold.db'}")) as c:
+        assert c.post("/api/v1/streams", json=cfg).status_code == 201
+        first = post(c, 0, 12)
+        assert [r["acquire"] for r in first] == [True] * 8 + [False] * 4
+        assert all("spread" not in r["decision"] for r in first)  # no model yet
+        assert len(answer_all(c)) == 8
+        assert c.get("/api/v1/streams/press-7").json()["state"] == "running"
+        later = post(c, 12, 40)
+        assert all(r["decision"]["spread"] > 0 for r in later)
+        learned = answer_all(c)  # the cold start's 8 had no prediction: not in the band
+        assert c.get("/api/v1/streams/press-7/band").json()["labels"] == len(learned) > 0
