@@ -241,4 +241,19 @@ PROFILES: dict[str, Profile] = {
             "F:4U+MIN-eq",
         ),
     ),
+    # issue 23 round 3, the development part fusion3-dev (BENCHMARK.md) is assembled from
+    # the rows of fusion2-dev, fresh and fresh2; these two profiles add the candidates'
+    # missing rows: both on the fresh part's workloads with replications 0-1, F:5F-end on
+    # fresh2 (F:5F-delay's rows there are the catalog CBEAL-5F's)
+    "fusion3-fresh": Profile(
+        "fusion3-fresh", _part("fresh"), 2, groups=(), names=("F:5F-delay", "F:5F-end")
+    ),
+    "fusion3-fresh2": Profile(
+        "fusion3-fresh2",
+        _part("fresh") + _part("fresh2"),
+        2,
+        first_replication=2,
+        groups=(),
+        names=("F:5F-end",),
+    ),
 }
