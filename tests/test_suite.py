@@ -20,7 +20,7 @@ pd = pytest.importorskip("pandas")
 # ------------------------------------------------------------------------- workloads
 def test_workload_ids_unique_and_parts_disjoint_and_balanced() -> None:
     parts = [p for _, p in WORKLOADS.values()]
-    assert set(parts) == {"dev", "eval", "fresh", "fresh2"}
+    assert set(parts) == {"dev", "eval", "fresh", "fresh2", "fresh3"}
     assert parts.count("dev") == parts.count("eval")
     fams = {p: {w.family for w, q in WORKLOADS.values() if q == p} for p in set(parts)}
     assert fams["dev"] == fams["eval"]  # every kind of data on both sides
@@ -44,6 +44,26 @@ def test_workload_ids_unique_and_parts_disjoint_and_balanced() -> None:
     }
     assert set(PROFILES["dev"].workloads) == {k for k, (_, p) in WORKLOADS.items() if p == "dev"}
     assert set(PROFILES["quick"].workloads) <= set(PROFILES["dev"].workloads)
+
+
+def test_third_fresh_part_is_new_workloads_and_new_seeds() -> None:
+    # round 3: no source or generator setting of any earlier part, no river-derived KEEL set
+    looked = {(w.family, w.source, w.options) for w, q in WORKLOADS.values() if q != "fresh3"}
+    f3 = PROFILES["fresh3"]
+    new = {(workload(k).family, workload(k).source, workload(k).options) for k in f3.workloads}
+    assert len(new) == len(f3.workloads) == 18 and not new & looked
+    derived = ("shuttle", "segment", "flare", "kddcup", "banana")
+    assert not [k for k in f3.workloads if any(d in k for d in derived)]
+    # new replication seeds: no (workload, replication) seed drawn by an earlier profile
+    earlier = {
+        workload(k).seed(r)
+        for name, prof in PROFILES.items()
+        if name != "fresh3"
+        for k in prof.workloads
+        for r in prof.replication_ids
+    }
+    assert not {workload(k).seed(r) for k in f3.workloads for r in f3.replication_ids} & earlier
+    assert list(f3.replication_ids) == [4, 5]
 
 
 def test_split_is_seeded_and_versioned() -> None:
