@@ -20,7 +20,7 @@ pd = pytest.importorskip("pandas")
 # ------------------------------------------------------------------------- workloads
 def test_workload_ids_unique_and_parts_disjoint_and_balanced() -> None:
     parts = [p for _, p in WORKLOADS.values()]
-    assert set(parts) == {"dev", "eval", "fresh", "fresh2"}
+    assert set(parts) == {"dev", "eval", "fresh", "fresh2", "fresh3"}
     assert parts.count("dev") == parts.count("eval")
     fams = {p: {w.family for w, q in WORKLOADS.values() if q == p} for p in set(parts)}
     assert fams["dev"] == fams["eval"]  # every kind of data on both sides
@@ -44,6 +44,26 @@ def test_workload_ids_unique_and_parts_disjoint_and_balanced() -> None:
     }
     assert set(PROFILES["dev"].workloads) == {k for k, (_, p) in WORKLOADS.items() if p == "dev"}
     assert set(PROFILES["quick"].workloads) <= set(PROFILES["dev"].workloads)
+
+
+def test_third_fresh_part_is_new_workloads_and_new_seeds() -> None:
+    # round 3: no source or generator setting of any earlier part, no river-derived KEEL set
+    looked = {(w.family, w.source, w.options) for w, q in WORKLOADS.values() if q != "fresh3"}
+    f3 = PROFILES["fresh3"]
+    new = {(workload(k).family, workload(k).source, workload(k).options) for k in f3.workloads}
+    assert len(new) == len(f3.workloads) == 18 and not new & looked
+    derived = ("shuttle", "segment", "flare", "kddcup", "banana")
+    assert not [k for k in f3.workloads if any(d in k for d in derived)]
+    # new replication seeds: no (workload, replication) seed drawn by an earlier profile
+    earlier = {
+        workload(k).seed(r)
+        for name, prof in PROFILES.items()
+        if name != "fresh3"
+        for k in prof.workloads
+        for r in prof.replication_ids
+    }
+    assert not {workload(k).seed(r) for k in f3.workloads for r in f3.replication_ids} & earlier
+    assert list(f3.replication_ids) == [4, 5]
 
 
 def test_split_is_seeded_and_versioned() -> None:
@@ -258,3 +278,50 @@ def test_round2_rule_takes_the_lowest_rank_then_ent_then_the_control() -> None:
     vals["F:5F-delay"] = [v + 0.01 + bump.get(i, 0.0) for i, v in enumerate(base)]
     winner, ranks, _ = choose_round2(_rows(vals), members)
     assert abs(ranks["F:5F-delay"] - ranks[CONTROL]) <= 0.1 and winner == "F:5F-delay"
+
+
+def test_round3_rule_takes_the_lower_rank_then_ent_then_the_control() -> None:
+    from cbeal.experiments.suite.fusion3_report import CONTROL, RANKED, choose_round3
+
+    base = [0.70, 0.60, 0.80, 0.75, 0.65, 0.72]
+    vals = {n: [v - 0.1 for v in base] for n in RANKED}
+    vals["ENT"] = base
+    vals[CONTROL] = [v - 0.01 for v in base]
+    vals["F:5F-end"] = [v + 0.02 for v in base]  # clearly better in rank
+    winner, ranks, _ = choose_round3(_rows(vals))
+    assert winner == "F:5F-end" and ranks.index[0] == "F:5F-end"
+    # tied in rank and in the gain over ENT: the control
+    vals["F:5F-end"] = vals[CONTROL]
+    assert choose_round3(_rows(vals))[0] == CONTROL
+    # within 0.1 rank (one cell of six swaps by a little), but more over ENT: the candidate
+    vals["F:5F-end"] = [v - 0.01 + {0: 0.005, 1: -0.001}.get(i, 0.0) for i, v in enumerate(base)]
+    winner, ranks, _ = choose_round3(_rows(vals))
+    assert abs(ranks["F:5F-end"] - ranks[CONTROL]) <= 0.1 and winner == "F:5F-end"
+
+
+def test_round3_development_part_renames_each_source_and_keeps_cells_apart(
+    tmp_path: Path,
+) -> None:
+    from cbeal.experiments.suite.fusion3_report import CONTROL, RANKED, assemble_dev
+
+    def rows(names: list[str], rep: int) -> pd.DataFrame:
+        out = _rows({n: [0.5] for n in names}, replication=rep)
+        return pd.concat([out, _rows({"Initial": [0.4]}, replication=rep)]).assign(
+            budget_share=lambda f: f["budget_share"].where(f["strategy"] != "Initial")
+        )
+
+    fixed = [n for n in RANKED if n not in (CONTROL, "F:5F-end", "F:4U+MIN-eq")]
+    rows([*fixed, "F:4U+MIN-eq", CONTROL, "F:5F-end", "M:H"], 0).to_csv(
+        tmp_path / "results_fusion2-dev.csv"
+    )
+    rows([*fixed, "CBEAL-5F"], 0).to_csv(tmp_path / "results_fresh.csv")
+    rows([CONTROL, "F:5F-end"], 0).to_csv(tmp_path / "results_fusion3-fresh.csv")
+    rows([*fixed, "CBEAL-5F", "F:4U+MIN-eq", "CBEAL-5F (rate)"], 2).to_csv(
+        tmp_path / "results_fresh2.csv"
+    )
+    rows(["F:5F-end"], 2).to_csv(tmp_path / "results_fusion3-fresh2.csv")
+    dev = assemble_dev(tmp_path)
+    per = dev.groupby("source")["strategy"].apply(lambda s: sorted(s))
+    for tag in ("fusion2-dev", "fresh", "fresh2"):
+        assert per[tag] == sorted(RANKED)  # renamed, nothing else, no reference rows
+    assert dev["workload"].nunique() == 3  # the same workload id is a cell per source

@@ -34,7 +34,7 @@ class PresetEntry:
     epsilon: float = 0.01
     notes: tuple[str, ...] = field(default=())
     #: score fusion instead of the bandit's vote: ``{"weights": "equal" | "evidence"}`` and
-    #: the pacer's options of :class:`~cbeal.core.ScoreFusion` (``head_start_over``, ``horizon``)
+    #: the pacer's options of :class:`~cbeal.core.ScoreFusion` (``head_start``, ``horizon``, …)
     fusion: dict[str, Any] | None = None
 
     @property
@@ -84,9 +84,11 @@ _ENTRIES = [
         "recommended",
         ("RAL1", "RAL2", "ENT", "VU", "MIN"),
         epsilon=0.0,
-        # issue 23 round 2: the pacer's head start granted over the first 1/b samples and
-        # a horizon from the budget (round 1: the head start at once, no horizon)
-        fusion={"weights": "equal", "head_start_over": 1.0, "horizon": "auto"},
+        # issue 23 round 3 (chosen on 228 cells): no head start, so the first label is
+        # chosen among the first 1/b scores, and a horizon from the budget, so a count
+        # budget is still spent in full (round 2: the head start over the first 1/b
+        # samples; round 1: the head start at once, no horizon)
+        fusion={"weights": "equal", "head_start": 0.0, "horizon": "auto"},
     ),
     PresetEntry(
         "CBEAL-4U",

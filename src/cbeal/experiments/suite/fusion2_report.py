@@ -3,7 +3,6 @@ and paired tables on the second fresh part (``fresh2``), for BENCHMARK.md."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -11,13 +10,14 @@ from typing import Any
 import numpy as np
 
 from cbeal.experiments.suite.analysis import cell_table, critical_difference, mean_ranks, paired
-from cbeal.experiments.suite.fusion_report import _md, fresh_goal
+from cbeal.experiments.suite.fusion_report import _md, fresh_goal, goal_lines
 
 __all__ = [
     "CONTROL",
     "ELIGIBLE",
     "choose_round2",
     "complete",
+    "fresh_sections",
     "spending",
     "write_round2_report",
 ]
@@ -126,6 +126,33 @@ def _control_check(dev: Any, round1: Path) -> str:
     return f"control rerun: {same} of {len(both)} runs identical to round 1"
 
 
+def fresh_sections(
+    fresh: Any, rec: str, rec_rate: str | None, part: str, groups: dict[str, str], fig: Path
+) -> list[str]:
+    """The goal, paired and rank tables of `rec` on a fresh part (and of `rec_rate`, ranked
+    in `rec`'s place), with their rank and paired figures ``<part>[_rate]_*.png``."""
+    from cbeal.experiments.suite import figures as figs
+
+    lines = [f"{part}: strategies with every run: {sorted(set(fresh['strategy']))}", ""]
+    count = fresh[fresh["strategy"] != rec_rate] if rec_rate else fresh
+    variants = [(rec, count, part)]
+    if rec_rate and (fresh["strategy"] == rec_rate).any():
+        variants.append((rec_rate, fresh[fresh["strategy"] != rec], f"{part}_rate"))
+    for name, frame, tag in variants:
+        goal, pt = fresh_goal(frame, name)
+        pt = pt.assign(mean_diff=100 * pt["mean_diff"], se=100 * pt["se"])
+        pt = pt.sort_values("mean_diff")
+        pt.index.name = f"{name} vs"
+        names = sorted(set(frame["strategy"]) - set(_REFS))
+        table = cell_table(frame, "balanced_accuracy", names)
+        ranks = mean_ranks(table)
+        lines += goal_lines(f"{tag}: {name}", goal, pt)
+        lines += [_md(ranks.to_frame("mean rank"), "{:.2f}"), ""]
+        figs.figure_ranks(table, groups, fig / f"{tag}_ranks.png", title=f"{tag}: mean rank")
+        figs.figure_paired(table, name, fig / f"{tag}_paired.png", title=f"{tag}: {name} by cell")
+    return lines
+
+
 def write_round2_report(out: Path, rec: str | None = None, rec_rate: str | None = None) -> Path:
     """``out/tables/fusion2.md``: the development choice and, when run, the fresh2 goal
     tables (count budget; `rec_rate` under a rate budget, ranked separately), with figures."""
@@ -168,35 +195,7 @@ def write_round2_report(out: Path, rec: str | None = None, rec_rate: str | None 
     path = out / "results_fresh2.csv"
     if rec is not None and path.exists():
         fresh = complete(pd.read_csv(path))
-        lines += [f"fresh2: strategies with every run: {sorted(set(fresh['strategy']))}", ""]
-        count = fresh[fresh["strategy"] != rec_rate] if rec_rate else fresh
-        variants = [(rec, count, "fresh2")]
-        if rec_rate and (fresh["strategy"] == rec_rate).any():
-            variants.append((rec_rate, fresh[fresh["strategy"] != rec], "fresh2_rate"))
-        for name, frame, tag in variants:
-            goal, pt = fresh_goal(frame, name)
-            pt = pt.assign(mean_diff=100 * pt["mean_diff"], se=100 * pt["se"])
-            pt = pt.sort_values("mean_diff")
-            pt.index.name = f"{name} vs"
-            names = sorted(set(frame["strategy"]) - set(_REFS))
-            table = cell_table(frame, "balanced_accuracy", names)
-            ranks = mean_ranks(table)
-            lines += [
-                f"## {tag}: {name}",
-                "",
-                "```",
-                json.dumps(goal, indent=1),
-                "```",
-                "",
-                _md(pt, "{:.2f}"),
-                "",
-                _md(ranks.to_frame("mean rank"), "{:.2f}"),
-                "",
-            ]
-            figs.figure_ranks(table, groups, fig / f"{tag}_ranks.png", title=f"{tag}: mean rank")
-            figs.figure_paired(
-                table, name, fig / f"{tag}_paired.png", title=f"{tag}: {name} by cell"
-            )
+        lines += fresh_sections(fresh, rec, rec_rate, "fresh2", groups, fig)
         lines += [
             "Spending:",
             "",

@@ -13,7 +13,7 @@ import numpy as np
 
 from cbeal.experiments.suite.analysis import cell_table, critical_difference, mean_ranks, paired
 
-__all__ = ["Choice", "choose", "diversity", "fresh_goal", "write_fusion_report"]
+__all__ = ["Choice", "choose", "diversity", "fresh_goal", "goal_lines", "write_fusion_report"]
 
 PAL = "StreamProbabilisticAL (skactiveml)"
 
@@ -129,6 +129,11 @@ def fresh_goal(frame: Any, rec: str) -> tuple[dict[str, Any], Any]:
     return out, pt
 
 
+def goal_lines(title: str, goal: dict[str, Any], pt: Any) -> list[str]:
+    """A fresh part's section: its title, the goal checks as JSON and the paired table."""
+    return [f"## {title}", "", "```", json.dumps(goal, indent=1), "```", "", _md(pt, "{:.2f}"), ""]
+
+
 def write_fusion_report(out: Path, rec: str | None = None) -> Path:
     """Tables of the development choice and (when run) the fresh part into
     ``out/tables/fusion.md``, with rank and paired figures of the fresh part."""
@@ -186,16 +191,7 @@ def write_fusion_report(out: Path, rec: str | None = None) -> Path:
         goal, pt = fresh_goal(fresh, rec)
         pt = pt.assign(mean_diff=100 * pt["mean_diff"], se=100 * pt["se"]).sort_values("mean_diff")
         pt.index.name = f"{rec} vs"
-        lines += [
-            "## Fresh evaluation part",
-            "",
-            "```",
-            json.dumps(goal, indent=1),
-            "```",
-            "",
-            _md(pt, "{:.2f}"),
-            "",
-        ]
+        lines += goal_lines("Fresh evaluation part", goal, pt)
         names = sorted(set(fresh["strategy"]) - {"Initial", "All Training Data"})
         bal = cell_table(fresh, "balanced_accuracy", names)
         fig = out / "figures"

