@@ -39,7 +39,24 @@ def _replay_parser(sub: Any) -> None:
     rep.add_argument("--stream", required=True, help="stream name")
     rep.add_argument("--url", default="http://127.0.0.1:8000", help=URL_HELP)
     rep.add_argument("--id", default=None, help="column with the part id (default: row number)")
-    rep.add_argument("--label", default=None, help="label column (needed for --create/--answer)")
+    rep.add_argument(
+        "--label",
+        "--target",
+        default=None,
+        help="label column (needed for --create/--answer): class labels, or measured values "
+        "with --tolerance",
+    )
+    rep.add_argument(
+        "--tolerance",
+        type=float,
+        default=None,
+        help="the label column holds measured values (a regression stream with --create): "
+        "the half-width of the band around the measured value that counts as right, in the "
+        "column's unit, e.g. 0.05; the learner becomes bayesian-ridge",
+    )
+    rep.add_argument(
+        "--unit", default=None, help="with --tolerance, the measured value's unit, e.g. mm"
+    )
     rep.add_argument(
         "--time",
         default=None,
@@ -68,8 +85,9 @@ def _replay_parser(sub: Any) -> None:
     )
     rep.add_argument(
         "--learner",
-        default="logreg",
-        help=f"learner of a created stream: {catalog_choices('learners')}",
+        default=None,
+        help=f"learner of a created stream (default: logreg): {catalog_choices('learners')}; "
+        f"with --tolerance (default: bayesian-ridge): {catalog_choices('regressors')}",
     )
     rep.add_argument(
         "--answer",
@@ -88,6 +106,19 @@ def _replay_parser(sub: Any) -> None:
         "--progress", action=argparse.BooleanOptionalAction, default=True, help="show progress"
     )
     rep.set_defaults(func=run_replay)
+
+
+def _label_values(create: bool) -> Any:
+    """The label column read with `cbeal run`'s checks (one vocabulary): measured values
+    for a regression stream; classes (2 to the most cbeal takes, if `create`) otherwise."""
+    from cbeal.streams.table import _class_labels, _labels, _measurements
+
+    def read(frame: Any, label: str, measured: bool) -> Any:
+        if measured:
+            return _measurements(frame, label)
+        return _class_labels(frame, label) if create else _labels(frame, label)
+
+    return read
 
 
 def run_replay(args: argparse.Namespace) -> int:
@@ -115,6 +146,9 @@ def run_replay(args: argparse.Namespace) -> int:
         initial=args.initial,
         budget=args.budget,
         learner=args.learner,
+        tolerance=args.tolerance,
+        unit=args.unit,
+        labels=_label_values(args.create),
         answer=args.answer,
         limit=args.limit,
         exclude=[c for c in (args.exclude or "").split(",") if c],
@@ -126,9 +160,10 @@ def run_replay(args: argparse.Namespace) -> int:
     if args.progress:
         print(file=sys.stderr)
     st = out["status"]
+    score = "share within the tolerance" if out["measured"] else "accuracy"
     print(
         f"replayed {out['sent']} rows into {args.stream!r}: {out['asked']} asked, "
-        f"{out['answered']} answered; prequential accuracy "
+        f"{out['answered']} answered; prequential {score} "
         f"{st.get('prequential_accuracy')}, model version {st.get('model_version')}"
     )
     return 0
@@ -231,7 +266,11 @@ def run_labelstudio(args: argparse.Namespace) -> int:
     cbeal = Client(args.url, secret("CBEAL_TOKEN"), on_retry=_say_retry)
     if args.action == "config":
         config = cbeal.call("GET", f"/api/v1/streams/{args.stream}/config")
-        print(label_config(config["classes"]))
+        print(
+            label_config(
+                config["classes"], tolerance=config.get("tolerance"), unit=config.get("unit")
+            )
+        )
         return 0
     ls_token = secret("LABEL_STUDIO_TOKEN")
     if ls_token is None:
