@@ -237,7 +237,11 @@ def _labelstudio_parser(sub: Any) -> None:
     )
     lst_sub = lst.add_subparsers(dest="action", required=True, title="actions")
     for action, what in (
-        ("config", "print the labelling configuration for the project"),
+        (
+            "config",
+            "print the labelling configuration for the project: one choice per class, or "
+            "a number box for a regression stream's measured value",
+        ),
         ("push", "import open tasks into a Label Studio project"),
         ("pull", "give cbeal the project's annotations it has not got yet"),
     ):
