@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import io
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -111,3 +114,81 @@ def test_speed_errors_say_what_to_do(tmp_path: Path) -> None:
         replay(path, time_col="time", speed=0.0, **kw)
     with pytest.raises(InvalidInputError, match="holds neither dates nor numbers"):
         replay(path, time_col="time", speed=1.0, **kw)
+
+
+# ---------------------------------------------------------------- measured values
+def _torque_file(path: Path, n: int = 160) -> tuple[Path, list[float]]:
+    """AI4I 2020's first `n` parts: five readings, a part id and the torque (Nm) measured."""
+    from .test_service_regression import torque
+
+    features, X, y = torque()
+    frame = pd.DataFrame(X[:n], columns=features)
+    frame.insert(0, "part", [f"t{i}" for i in range(n)])
+    frame["torque"] = y[:n]
+    frame.to_csv(path, index=False)
+    return path, [float(v) for v in y[:n]]
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "cbeal", "replay", *args, "--no-progress"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+
+
+def test_replay_creates_a_regression_stream_and_answers_with_the_measured_values(
+    service: Server, tmp_path: Path
+) -> None:
+    path, y = _torque_file(tmp_path / "torque.csv")
+    out = _cli(
+        str(path), "--stream", "torque", "--url", service.url, "--id", "part", "--create",
+        "--target", "torque", "--tolerance", "2.5", "--unit", "Nm", "--initial", "30",
+        "--budget", "20%", "--answer",
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert "prequential share within the tolerance" in out.stdout
+    cfg = httpx.get(f"{service.url}/api/v1/streams/torque/config", timeout=30).json()
+    assert (cfg["task"], cfg["tolerance"], cfg["unit"], cfg["classes"]) == (
+        "regression", 2.5, "Nm", None,
+    )  # fmt: skip
+    assert cfg["learner"] == "bayesian-ridge" and cfg["features"] == [
+        c for c in pd.read_csv(path).columns if c not in ("part", "torque")
+    ]
+    st = httpx.get(f"{service.url}/api/v1/streams/torque", timeout=30).json()
+    assert st["samples_received"] == 130 and st["labels_received"] >= 1
+    # every label the file gave (the 30 initial ones too) is its part's measured value
+    table = pd.read_csv(io.StringIO(httpx.get(
+        f"{service.url}/api/v1/streams/torque/export", timeout=30).text))  # fmt: skip
+    labelled = table[table["label"].notna()]
+    assert len(labelled) == 30 + st["labels_received"]
+    for sid, label in zip(labelled["sample_id"], labelled["label"], strict=True):
+        assert float(label) == y[int(str(sid)[1:])]
+    # replayed again into the regression stream: it answers with numbers, no --tolerance
+    more = replay(path, stream="torque", url=service.url, token=None, id_col="part",
+                  label="torque", answer=True)  # fmt: skip
+    assert more["measured"] and more["sent"] == 160
+
+
+def test_measured_values_without_a_tolerance_stop_with_what_to_do(
+    service: Server, tmp_path: Path
+) -> None:
+    path, _ = _torque_file(tmp_path / "torque.csv", n=40)
+    base = (str(path), "--url", service.url, "--id", "part", "--create")
+    out = _cli(*base, "--stream", "t2", "--target", "torque")
+    assert out.returncode == 2
+    assert "holds non-whole numbers, measured values" in out.stderr
+    assert "give the --tolerance of the measurement" in out.stderr
+    # whole numbers with few values are classes, not measurements
+    pd.read_csv(path).assign(grade=[i % 3 for i in range(40)]).to_csv(path, index=False)
+    out = _cli(*base, "--stream", "t2", "--target", "grade", "--tolerance", "0.5")
+    assert out.returncode == 2 and "class labels rather than measured values" in out.stderr
+    out = _cli(*base, "--stream", "t2", "--target", "torque", "--unit", "Nm")
+    assert out.returncode == 2 and "give the --tolerance too" in out.stderr
+    out = _cli(*base, "--stream", "t2", "--target", "torque", "--tolerance", "0")
+    assert out.returncode == 2 and "--tolerance must be a number > 0" in out.stderr
+    # an existing class stream does not take measured values
+    _stream(service, "classes", seed=34)
+    out = _cli(*base, "--stream", "classes", "--target", "torque", "--tolerance", "2.5")
+    assert out.returncode == 2 and "takes the classes" in out.stderr
+    names = httpx.get(f"{service.url}/api/v1/streams", timeout=30).json()["streams"]
+    assert "t2" not in names

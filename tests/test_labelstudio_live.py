@@ -30,6 +30,7 @@ pytest.importorskip("fastapi")
 from cbeal.bridges.labelstudio import CONTROL, WEBHOOK
 
 from .service_helpers import Server, free_port, line, stream_config
+from .test_service_regression import regression_config, torque
 
 LS_TOKEN = "cbeal-live-test-token-0123456789"  # a throwaway instance's legacy API token
 
@@ -131,11 +132,12 @@ class LabelStudio:
         out = self.call("GET", "/api/tasks", params={"project": project, "page_size": 1000})
         return list(out["tasks"])
 
-    def annotate(self, ls_task: int, choice: str | None) -> int:
+    def annotate(self, ls_task: int, choice: str | float | None) -> int:
+        """Annotate: a class choice, a typed number (a regression task), or a skip (None)."""
         body: dict[str, Any] = (
             {"result": [], "was_cancelled": True}
             if choice is None
-            else {"result": [_choice(choice)]}
+            else {"result": [_choice(choice) if isinstance(choice, str) else _number(choice)]}
         )
         return int(self.call("POST", f"/api/tasks/{ls_task}/annotations/", json=body)["id"])
 
@@ -147,6 +149,11 @@ def _choice(choice: str) -> dict[str, Any]:
         "type": "choices",
         "value": {"choices": [choice]},
     }
+
+
+def _number(value: float) -> dict[str, Any]:
+    """Label Studio's Number result: the typed value under ``number``."""
+    return {"from_name": CONTROL, "to_name": "part", "type": "number", "value": {"number": value}}
 
 
 @pytest.fixture(scope="module")
@@ -165,9 +172,10 @@ def label_studio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabelStud
 
 
 class Line:
-    """`cbeal serve` with a stream of 300 samples, its tokens, and the CLI's environment."""
+    """`cbeal serve` with a stream of 300 samples, its tokens, and the CLI's environment;
+    with `measured`, a regression stream (torque in Nm, AI4I 2020) instead of classes."""
 
-    def __init__(self, tmp: Path, undo_seconds: float) -> None:
+    def __init__(self, tmp: Path, undo_seconds: float, measured: bool = False) -> None:
         self.db = f"sqlite:///{tmp / 'cbeal.db'}"
         self.env = {**os.environ}
         self.env["CBEAL_TOKEN"] = _ok(
@@ -185,10 +193,15 @@ class Line:
             headers={"Authorization": f"Bearer {self.env['CBEAL_TOKEN']}"},
             timeout=60,
         )
-        s = line(seed=3)
-        assert self.http.post("/api/v1/streams", json=stream_config(s)).status_code == 201
-        samples = [{"id": f"p{i}", "x": s.X_stream[i].tolist()} for i in range(300)]
-        self.http.post("/api/v1/streams/line1/samples", json={"samples": samples})
+        if measured:
+            self.stream, (_, X, _) = "press-7", torque()
+            config, rows = regression_config(), X[30:330]
+        else:
+            s = line(seed=3)
+            self.stream, config, rows = "line1", stream_config(s), s.X_stream[:300]
+        assert self.http.post("/api/v1/streams", json=config).status_code == 201
+        samples = [{"id": f"p{i}", "x": x.tolist()} for i, x in enumerate(rows)]
+        self.http.post(f"/api/v1/streams/{self.stream}/samples", json={"samples": samples})
 
     def task(self, task_id: int) -> dict[str, Any]:
         out: dict[str, Any] = self.http.get(f"/api/v1/tasks/{task_id}").json()
@@ -197,19 +210,22 @@ class Line:
     def labels_counted(self) -> float:
         """cbeal_labels_total of the stream: every label or relabel the service took."""
         for row in self.http.get("/metrics").text.splitlines():
-            if row.startswith('cbeal_labels_total{stream="line1"}'):
+            if row.startswith(f'cbeal_labels_total{{stream="{self.stream}"}}'):
                 return float(row.split()[-1])
         return 0.0
 
     def cli(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return _cli(*args, "--stream", "line1", "--url", self.server.url, env=self.env)
+        return _cli(*args, "--stream", self.stream, "--url", self.server.url, env=self.env)
 
     def project(self, ls: LabelStudio, title: str) -> int:
         """A Label Studio project with cbeal's labelling configuration and its webhook."""
         config = self.cli("labelstudio", "config").stdout
         project = ls.call("POST", "/api/projects", json={"title": title, "label_config": config})
         parsed = project["parsed_label_config"][CONTROL]
-        assert parsed["type"] == "Choices" and parsed["labels"] == ["ok", "fail"]
+        if self.stream == "line1":
+            assert parsed["type"] == "Choices" and parsed["labels"] == ["ok", "fail"]
+        else:  # Label Studio took the regression stream's number box
+            assert parsed["type"] == "Number" and parsed["to_name"] == ["part"]
         ls.call(
             "POST",
             "/api/webhooks",
@@ -240,7 +256,10 @@ class Line:
 
 @pytest.fixture
 def cbeal_line(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Line]:
-    the = Line(tmp_path, undo_seconds=request.param)
+    undo_seconds, measured = (
+        request.param if isinstance(request.param, tuple) else (request.param, False)
+    )
+    the = Line(tmp_path, undo_seconds=undo_seconds, measured=measured)
     try:
         yield the
     finally:
@@ -358,3 +377,34 @@ def test_after_the_undo_window_label_studio_cannot_change_a_learned_label(
     assert len(out.stderr.strip().splitlines()) == 1
     out = _cli(*where, "--ls-url", ls.url, "--project", "9999", env=cb.env)
     assert out.returncode == 1 and "has no project 9999" in out.stderr
+
+
+@pytest.mark.parametrize("cbeal_line", [(0.0, True)], indirect=True)
+def test_a_measured_value_typed_in_label_studio_is_learned(
+    label_studio: LabelStudio, cbeal_line: Line
+) -> None:
+    ls, cb = label_studio, cbeal_line
+    pushed = cb.push(ls, project := cb.project(ls, "press 7 torque"), limit=2)
+    assert len(pushed) == 2  # Label Studio took the number box (Line.project checks)
+    for t in ls.tasks(project):
+        d = cb.task(t["data"]["cbeal_task"])["decision"]
+        assert (t["data"]["y_pred"], t["data"]["interval"]) == (d["y_pred"], d["interval"])
+        assert t["data"]["prediction"].startswith(f"cbeal predicts {d['y_pred']:.1f} Nm")
+        assert t["total_predictions"] == 0  # no pre-filled number
+    t1, t2 = pushed
+    before = cb.http.get("/api/v1/streams/press-7").json()["labels_learned"]
+    # the expert types the measured torque; the webhook labels, the model learns it
+    ls.annotate(pushed[t1], 41.25)
+    assert eventually(lambda: cb.task(t1)["status"] == "learned")
+    assert cb.task(t1)["label"] == 41.25
+    assert cb.http.get("/api/v1/streams/press-7").json()["labels_learned"] == before + 1
+    band = cb.http.get("/api/v1/streams/press-7/band").json()
+    point = band["points"][-1]
+    assert (point["sample_id"], point["y"]) == (cb.task(t1)["sample_id"], 41.25)
+    assert point["y_pred"] == cb.task(t1)["decision"]["y_pred"]
+    # an implausible number is refused with why; pull reports it and the task stays open
+    ls.annotate(pushed[t2], 1e300)
+    out = cb.pull(ls, project)
+    assert "1 unchanged" in out.stdout and "1 refused" in out.stdout, out.stdout
+    assert "not a plausible measured value" in out.stderr
+    assert cb.task(t2)["status"] == "open"

@@ -70,12 +70,12 @@ def test_samples_in_decisions_out_once_per_sample_id(tmp_path: Path) -> None:
         server.stop()
 
 
-def _bridge(prefix: str, url: str, token: str | None, **kw: Any) -> Bridge:
+def _bridge(prefix: str, url: str, token: str | None, stream: str = "line1", **kw: Any) -> Bridge:
     return Bridge(
         broker="127.0.0.1:1883",
         topic=f"{prefix}/samples",
         reply_topic=f"{prefix}/decisions",
-        stream="line1",
+        stream=stream,
         url=url,
         token=token,
         client_id=f"bridge-{uuid.uuid4().hex[:8]}",
@@ -250,4 +250,45 @@ def test_a_killed_bridge_leaves_unstored_messages_with_the_broker(tmp_path: Path
     finally:
         if first.poll() is None:
             first.kill()
+        server.stop()
+
+
+def test_a_regression_streams_decisions_reach_mqtt_as_the_service_gave_them(
+    tmp_path: Path,
+) -> None:
+    # MQTT carries samples only: a measured value is labelled on the page, by the API or
+    # Label Studio, and a message that carries one is refused whole (nothing stored)
+    from .test_service_regression import regression_config, torque
+
+    _, X, _ = torque()
+    server = Server(f"sqlite:///{tmp_path / 'reg.db'}", extra=("--open",)).start()
+    prefix = f"cbeal-test/{uuid.uuid4().hex[:8]}"
+    replies: list[dict[str, Any]] = []
+    listener = _listen(prefix, replies)
+    bridge = _bridge(prefix, server.url, None, stream="press-7").start()
+    try:
+        cfg = regression_config()
+        assert httpx.post(f"{server.url}/api/v1/streams", json=cfg, timeout=30).status_code == 201
+        assert bridge.ready.wait(10)
+        samples = [{"id": f"m{i}", "x": X[30 + i].tolist()} for i in range(12)]
+        _publish(
+            f"{prefix}/samples",
+            [{"samples": samples}, {"id": "m99", "x": X[99].tolist(), "label": 41.2}],
+        )
+        assert _wait_for(lambda: len(replies) == 13, 30)
+        decisions, (error,) = replies[:12], replies[12:]
+        assert "label" in error["error"] and _received(server, "press-7") == 12
+        # the same samples over HTTP: the stored decisions, which MQTT carried unchanged
+        again = httpx.post(
+            f"{server.url}/api/v1/streams/press-7/samples", json={"samples": samples}, timeout=30
+        ).json()["decisions"]
+        for mqtt_reply, stored in zip(decisions, again, strict=True):
+            assert stored["duplicate"] and not mqtt_reply["duplicate"]
+            assert mqtt_reply["decision"] == stored["decision"]
+            d = mqtt_reply["decision"]
+            assert (d["tolerance"], d["unit"]) == (2.5, "Nm") and len(d["interval"]) == 2
+            assert isinstance(d["y_pred"], float) and d["spread"] > 0
+    finally:
+        bridge.stop()
+        listener.loop_stop()
         server.stop()

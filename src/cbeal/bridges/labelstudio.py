@@ -1,10 +1,12 @@
 """A Label Studio bridge, for plants that already label there.
 
 * :func:`label_config` is the labelling configuration of a project for a stream (a table
-  of the part, the question in words, one choice per class).
+  of the part, the question in words, one choice per class; for a regression stream a
+  number box for the measured value, see :mod:`cbeal.bridges.labelstudio_number`).
 * :func:`push` leases open cbeal tasks and imports them into the project, each with the
-  model's prediction as a pre-annotation (score = its certainty, model version = cbeal's).
-  A task already in the project is not imported twice.
+  model's prediction as a pre-annotation (score = its certainty, model version = cbeal's;
+  a regression task carries its prediction and interval in its data instead). A task
+  already in the project is not imported twice.
 * Label Studio then calls cbeal's webhook (``POST /api/v1/integrations/label-studio/webhook``,
   set up in the project's webhook settings with an ``Authorization: Bearer <annotate
   token>`` header) for every annotation created, updated or deleted; cbeal takes the label
@@ -24,6 +26,8 @@ from collections import Counter
 from typing import Any
 from xml.sax.saxutils import quoteattr
 
+from cbeal.bridges.labelstudio_number import number_config, number_data
+
 __all__ = [
     "CONTROL",
     "WEBHOOK",
@@ -39,14 +43,22 @@ CONTROL = "quality"
 WEBHOOK = "/api/v1/integrations/label-studio/webhook"
 
 
-def label_config(classes: list[Any]) -> str:
-    """The labelling configuration (XML) of a Label Studio project for a cbeal stream.
+def label_config(
+    classes: list[Any] | None, *, tolerance: float | None = None, unit: str | None = None
+) -> str:
+    """The labelling configuration (XML) of a Label Studio project for a cbeal stream:
+    one choice per class, or (no `classes`: a regression stream) a number box for the
+    measured value, its `unit` and `tolerance` in the header.
 
     Examples
     --------
     >>> print(label_config(["ok", "fail"]))  # doctest: +ELLIPSIS
     <View>...<Choices name="quality" ...><Choice value="ok"/><Choice value="fail"/></Choices></View>
+    >>> print(label_config(None, tolerance=2.5, unit="Nm"))  # doctest: +ELLIPSIS
+    <View>...<Number name="quality" toName="part" required="true"/></View>
     """
+    if classes is None:
+        return number_config(CONTROL, tolerance=tolerance, unit=unit)
     choices = "".join(f"<Choice value={quoteattr(str(c))}/>" for c in classes)
     return (
         "<View>"
@@ -58,8 +70,11 @@ def label_config(classes: list[Any]) -> str:
     )
 
 
-def task_payload(task: dict[str, Any], features: list[str]) -> dict[str, Any]:
-    """A cbeal task (as ``GET /api/v1/tasks/{id}`` shows it) as a Label Studio task."""
+def task_payload(
+    task: dict[str, Any], features: list[str], *, measured: bool = False
+) -> dict[str, Any]:
+    """A cbeal task (as ``GET /api/v1/tasks/{id}`` shows it) as a Label Studio task;
+    `measured`: a regression stream's task (its prediction goes in the data)."""
     part = {
         name: ("missing" if v is None else v) for name, v in zip(features, task["x"], strict=True)
     }
@@ -73,7 +88,9 @@ def task_payload(task: dict[str, Any], features: list[str]) -> dict[str, Any]:
         }
     }
     decision = task["decision"]
-    if decision.get("y_pred") is not None:
+    if measured:  # no pre-annotation: see cbeal.bridges.labelstudio_number
+        payload["data"].update(number_data(decision))
+    elif decision.get("y_pred") is not None:
         payload["predictions"] = [
             {
                 "model_version": f"cbeal v{decision['learner_version']}",
@@ -197,7 +214,10 @@ def push(
     if taken:
         r = label_studio.post(
             f"/api/projects/{project}/import",
-            json=[task_payload(t, config["features"]) for t in taken],
+            json=[
+                task_payload(t, config["features"], measured=config.get("classes") is None)
+                for t in taken
+            ],
         )
         r.raise_for_status()
     return [t["task_id"] for t in taken]
@@ -216,7 +236,8 @@ def pull(
 
     Returns ``{"outcomes": {outcome: count}, "refused": [result, ...]}``, where a refused
     result says why (a task labelled already by another answer, a label the model has
-    learned and Label Studio changed since, a choice that is not a class).
+    learned and Label Studio changed since, a choice that is not a class, a number that
+    is not a plausible measured value).
     """
     items: list[tuple[dict[str, Any], dict[str, Any]]] = []
     for ls_task in project_tasks(label_studio, project, annotated=True):

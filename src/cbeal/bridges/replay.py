@@ -5,6 +5,12 @@ can simply be run again). With ``create`` the stream is created first from the f
 first rows as its labelled set; with ``answer`` the label column plays the expert and
 answers every task the service asks (a demo of the whole loop).
 
+With a ``tolerance`` the label column holds measured values and ``create`` makes a
+regression stream (its ``unit`` besides); ``answer`` sends a regression stream's labels
+as numbers. ``labels`` reads the label column: the command line passes the checks
+``cbeal run`` makes, so that a column of measured values without a tolerance, or of
+classes with one, stops with the same message.
+
 A historian's export (one row per part, a time column and a column per tag) is replayed
 at its original pace with ``speed=1``, or ``speed`` times faster; without ``speed`` the
 rows go as fast as the service takes them. The time column holds dates and times (any
@@ -111,7 +117,10 @@ def replay(
     create: bool = False,
     initial: int = 20,
     budget: str = "5%",
-    learner: str = "logreg",
+    learner: str | None = None,
+    tolerance: float | None = None,
+    unit: str | None = None,
+    labels: Callable[[Any, str, bool], Any] | None = None,
     answer: bool = False,
     limit: int | None = None,
     exclude: list[str] | None = None,
@@ -122,11 +131,22 @@ def replay(
     clock: Callable[[], float] = time.monotonic,
     sleep: Callable[[float], None] = time.sleep,
 ) -> dict[str, Any]:
-    """Send the rows of `path` to stream `stream`; returns counts of what happened.
+    """Send the rows of `path` to stream `stream`; returns counts of what happened,
+    whether the labels were measured values, and the stream's status.
 
     `speed` replays at that many times the pace of `time_col` (1: the original pace;
     None: as fast as the service takes the rows). `clock` and `sleep` keep the pace.
+    `learner` of a created stream: default logreg, or with a `tolerance` the service's
+    regressor. `labels(frame, label, measured)` gives the label column's values, measured
+    values or classes, or raises saying what to do (default: the column as it is).
     """
+    if tolerance is not None and not (tolerance > 0 and np.isfinite(tolerance)):
+        raise ParameterError(
+            f"`tolerance` must be a number > 0, got {tolerance!r}: the half-width of the band "
+            "around the measured value that counts as right, in the column's unit"
+        )
+    if unit is not None and tolerance is None:
+        raise ParameterError("`unit` names the unit of measured values: give the `tolerance` too")
     if speed is not None:
         if time_col is None:
             raise ParameterError("`speed` needs the `time` column that gives the pace")
@@ -138,25 +158,34 @@ def replay(
     pace = None if speed is None else _Pace(_seconds(frame, str(time_col)), speed, clock, sleep)
     client = Client(url, token, on_retry=on_retry, retry_for=retry_for)
     ids = (frame[id_col].astype(str) if id_col else frame.index.map(lambda i: f"row-{i}")).tolist()
-    truth = frame[label].tolist() if label else None
     start = 0
-    if create and stream not in client.call("GET", "/api/v1/streams")["streams"]:
-        if truth is None:
-            raise ValueError("creating a stream needs the label column (label=...)")
-        classes = sorted({_plain(v) for v in truth}, key=str)
-        head = frame.iloc[:initial]
+    missing = create and stream not in client.call("GET", "/api/v1/streams")["streams"]
+    if missing and label is None:
+        raise ValueError("creating a stream needs the label column (label=...)")
+    measured = tolerance is not None
+    if not missing and label is not None and (answer or measured):
+        measured = _measured(client, stream, tolerance)
+    truth = None
+    if label is not None:
+        values = labels(frame, label, measured) if labels else frame[label]
+        truth = [_number(v, label) if measured else _plain(v) for v in values]
+    if missing and truth is not None:
+        what: dict[str, Any] = (
+            {"task": "regression", "tolerance": tolerance, "unit": unit, "learner": learner}
+            if measured
+            else {"classes": sorted(set(truth), key=str), "learner": learner or "logreg"}
+        )
         client.call(
             "POST",
             "/api/v1/streams",
             json={
                 "name": stream,
                 "features": features,
-                "classes": classes,
+                **{k: v for k, v in what.items() if v is not None},
                 "budget": budget,
-                "learner": learner,
                 "initial": {
-                    "x": _rows(head, features),
-                    "y": [_plain(v) for v in truth[:initial]],
+                    "x": _rows(frame.iloc[:initial], features),
+                    "y": truth[:initial],
                     "ids": ids[:initial],
                 },
             },
@@ -191,14 +220,27 @@ def replay(
         "sent": sent,
         "asked": asked,
         "answered": answered,
+        "measured": measured,
         "status": client.call("GET", f"/api/v1/streams/{stream}"),
     }
+
+
+def _measured(client: Client, stream: str, tolerance: float | None) -> bool:
+    """Whether the existing stream `stream` takes measured values (a regression stream)."""
+    config = client.call("GET", f"/api/v1/streams/{stream}/config")
+    measured = config.get("classes") is None
+    if tolerance is not None and not measured:
+        raise ParameterError(
+            f"the stream {stream!r} exists and takes the classes {config['classes']}; leave "
+            "out `tolerance`, or replay the measured values into a new stream"
+        )
+    return measured
 
 
 def _answer(client: Client, stream: str, truth: list[Any], by_id: dict[str, int]) -> int:
     n = 0
     while (task := client.call("GET", f"/api/v1/streams/{stream}/tasks/next")) is not None:
-        value = _plain(truth[by_id[task["sample_id"]]])
+        value = truth[by_id[task["sample_id"]]]
         client.call(
             "POST",
             f"/api/v1/tasks/{task['task_id']}/label",
@@ -206,6 +248,20 @@ def _answer(client: Client, stream: str, truth: list[Any], by_id: dict[str, int]
         )
         n += 1
     return n
+
+
+def _number(v: Any, label: str) -> float:
+    """A measured value as a float; InvalidInputError for anything that is not one."""
+    try:
+        value = float(v) if not isinstance(v, (bool, np.bool_, str)) else float("nan")
+    except (TypeError, ValueError):
+        value = float("nan")
+    if not np.isfinite(value):
+        raise InvalidInputError(
+            f"the label column {label!r} holds {_plain(v)!r}, not a measured value: a "
+            "regression stream's labels are finite numbers such as 0.051"
+        )
+    return value
 
 
 def _plain(v: Any) -> Any:

@@ -1,5 +1,6 @@
 """The commands that feed a running service: ``cbeal replay``, ``cbeal mqtt`` and
-``cbeal labelstudio``. Tokens come from the environment (``$CBEAL_TOKEN``,
+``cbeal labelstudio`` (its parsers and handler in :mod:`.labelstudio`, registered here).
+Tokens come from the environment (``$CBEAL_TOKEN``,
 ``$LABEL_STUDIO_TOKEN``), never from the command line, where any user's ``ps`` shows them."""
 
 from __future__ import annotations
@@ -17,12 +18,15 @@ URL_HELP = "service address"
 
 
 def register(sub: Any) -> None:
+    from cbeal.cli.labelstudio import labelstudio_parser
+
     _replay_parser(sub)
     _mqtt_parser(sub)
-    _labelstudio_parser(sub)
+    labelstudio_parser(sub)
 
 
-def _say_retry(exc: Exception, pause: float) -> None:
+def say_retry(exc: Exception, pause: float) -> None:
+    """Tell the operator the service is away and when the bridge tries again."""
     print(f"\ncbeal: {exc}; trying again in {pause:.1f} s", file=sys.stderr, flush=True)
 
 
@@ -39,7 +43,24 @@ def _replay_parser(sub: Any) -> None:
     rep.add_argument("--stream", required=True, help="stream name")
     rep.add_argument("--url", default="http://127.0.0.1:8000", help=URL_HELP)
     rep.add_argument("--id", default=None, help="column with the part id (default: row number)")
-    rep.add_argument("--label", default=None, help="label column (needed for --create/--answer)")
+    rep.add_argument(
+        "--label",
+        "--target",
+        default=None,
+        help="label column (needed for --create/--answer): class labels, or measured values "
+        "with --tolerance",
+    )
+    rep.add_argument(
+        "--tolerance",
+        type=float,
+        default=None,
+        help="the label column holds measured values (a regression stream with --create): "
+        "the half-width of the band around the measured value that counts as right, in the "
+        "column's unit, e.g. 0.05; the learner becomes bayesian-ridge",
+    )
+    rep.add_argument(
+        "--unit", default=None, help="with --tolerance, the measured value's unit, e.g. mm"
+    )
     rep.add_argument(
         "--time",
         default=None,
@@ -68,8 +89,9 @@ def _replay_parser(sub: Any) -> None:
     )
     rep.add_argument(
         "--learner",
-        default="logreg",
-        help=f"learner of a created stream: {catalog_choices('learners')}",
+        default=None,
+        help=f"learner of a created stream (default: logreg): {catalog_choices('learners')}; "
+        f"with --tolerance (default: bayesian-ridge): {catalog_choices('regressors')}",
     )
     rep.add_argument(
         "--answer",
@@ -88,6 +110,19 @@ def _replay_parser(sub: Any) -> None:
         "--progress", action=argparse.BooleanOptionalAction, default=True, help="show progress"
     )
     rep.set_defaults(func=run_replay)
+
+
+def _label_values(create: bool) -> Any:
+    """The label column read with `cbeal run`'s checks (one vocabulary): measured values
+    for a regression stream; classes (2 to the most cbeal takes, if `create`) otherwise."""
+    from cbeal.streams.table import _class_labels, _labels, _measurements
+
+    def read(frame: Any, label: str, measured: bool) -> Any:
+        if measured:
+            return _measurements(frame, label)
+        return _class_labels(frame, label) if create else _labels(frame, label)
+
+    return read
 
 
 def run_replay(args: argparse.Namespace) -> int:
@@ -115,20 +150,24 @@ def run_replay(args: argparse.Namespace) -> int:
         initial=args.initial,
         budget=args.budget,
         learner=args.learner,
+        tolerance=args.tolerance,
+        unit=args.unit,
+        labels=_label_values(args.create),
         answer=args.answer,
         limit=args.limit,
         exclude=[c for c in (args.exclude or "").split(",") if c],
         progress=show,
-        on_retry=_say_retry,
+        on_retry=say_retry,
         retry_for=args.wait,
         speed=args.speed,
     )
     if args.progress:
         print(file=sys.stderr)
     st = out["status"]
+    score = "share within the tolerance" if out["measured"] else "accuracy"
     print(
         f"replayed {out['sent']} rows into {args.stream!r}: {out['asked']} asked, "
-        f"{out['answered']} answered; prequential accuracy "
+        f"{out['answered']} answered; prequential {score} "
         f"{st.get('prequential_accuracy')}, model version {st.get('model_version')}"
     )
     return 0
@@ -187,90 +226,4 @@ def run_mqtt(args: argparse.Namespace) -> int:
         return 1
     except KeyboardInterrupt:
         pass  # run_forever stopped the bridge; unstored messages wait at the broker
-    return 0
-
-
-# ---------------------------------------------------------------------- labelstudio
-def _labelstudio_parser(sub: Any) -> None:
-    lst = sub.add_parser(
-        "labelstudio",
-        help="bridge a stream's tasks to Label Studio",
-        description="Print the labelling configuration of a stream for a Label Studio "
-        "project, push its open tasks there, or pull the annotations cbeal has not got "
-        "yet. Tokens are read from $CBEAL_TOKEN and $LABEL_STUDIO_TOKEN.",
-        formatter_class=HelpFormatter,
-    )
-    lst_sub = lst.add_subparsers(dest="action", required=True, title="actions")
-    for action, what in (
-        ("config", "print the labelling configuration for the project"),
-        ("push", "import open tasks into a Label Studio project"),
-        ("pull", "give cbeal the project's annotations it has not got yet"),
-    ):
-        p = lst_sub.add_parser(
-            action,
-            help=what,
-            description=what[0].upper() + what[1:] + ".",
-            formatter_class=HelpFormatter,
-        )
-        p.add_argument("--stream", required=True, help="stream name")
-        p.add_argument("--url", default="http://127.0.0.1:8000", help=URL_HELP)
-        if action != "config":
-            p.add_argument("--ls-url", required=True, help="Label Studio address")
-            p.add_argument("--project", type=int, required=True, help="Label Studio project id")
-        if action == "push":
-            p.add_argument("--limit", type=int, default=100, help="tasks per push")
-        p.set_defaults(func=run_labelstudio)
-
-
-def run_labelstudio(args: argparse.Namespace) -> int:
-    import httpx
-
-    from cbeal.bridges.client import Client
-    from cbeal.bridges.labelstudio import connect, label_config, pull, push
-
-    cbeal = Client(args.url, secret("CBEAL_TOKEN"), on_retry=_say_retry)
-    if args.action == "config":
-        config = cbeal.call("GET", f"/api/v1/streams/{args.stream}/config")
-        print(label_config(config["classes"]))
-        return 0
-    ls_token = secret("LABEL_STUDIO_TOKEN")
-    if ls_token is None:
-        print(
-            "cbeal: error: set $LABEL_STUDIO_TOKEN to your Label Studio access token "
-            "(Account & Settings in Label Studio: a personal access token, or a legacy one)",
-            file=sys.stderr,
-        )
-        return 2
-    ls = connect(args.ls_url, ls_token)
-    try:
-        if args.action == "push":
-            ids = push(cbeal, ls, stream=args.stream, project=args.project, limit=args.limit)
-            print(
-                f"pushed {len(ids)} tasks of {args.stream!r} to Label Studio project {args.project}"
-            )
-            return 0
-        report = pull(cbeal, ls, stream=args.stream, project=args.project)
-    except httpx.HTTPStatusError as exc:
-        code = exc.response.status_code
-        why = {
-            401: "it refused the token in $LABEL_STUDIO_TOKEN",
-            403: "it refused the token in $LABEL_STUDIO_TOKEN",
-            404: f"it has no project {args.project}",
-        }.get(code, f"it answered {code}: {exc.response.text[:200]}")
-        print(f"cbeal: error: Label Studio at {args.ls_url}: {why}", file=sys.stderr)
-        return 1
-    except httpx.TransportError as exc:
-        print(
-            f"cbeal: error: cannot reach Label Studio at {args.ls_url} "
-            f"({type(exc).__name__}); check --ls-url",
-            file=sys.stderr,
-        )
-        return 1
-    counts = ", ".join(f"{n} {k}" for k, n in sorted(report["outcomes"].items())) or "none"
-    print(f"pulled the annotations of Label Studio project {args.project}: {counts}")
-    for r in report["refused"]:
-        print(
-            f"  annotation {r['annotation']} (task {r['task_id']}) not taken: {r['detail']}",
-            file=sys.stderr,
-        )
     return 0

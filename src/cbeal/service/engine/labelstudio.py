@@ -9,6 +9,10 @@ updated_at>``, so the webhook and ``cbeal labelstudio pull`` (which sends the sa
 give each annotation to cbeal exactly once, a newer version of it replaces an older one
 while the undo window is open, an older one arriving late changes nothing, and a deleted
 annotation (whose event carries only its id) finds the task it labelled.
+
+A classification stream's annotation answers with one choice of its ``<Choices>``
+control, a regression stream's with the number typed in its ``<Number>`` control (a
+measured value, checked as the label endpoint checks it).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from typing import Any
 from cbeal.bridges.labelstudio import CONTROL
 from cbeal.service.engine.tasks import Actor, Conflict, TaskOps
 from cbeal.service.schemas.integrations import Annotation, LabelStudioEvent, Task
+from cbeal.service.schemas.measured import measured_value
 from cbeal.service.store import tasks as rows
 
 __all__ = [
@@ -44,7 +49,7 @@ class Answer:
     task_id: int
     annotation: int
     version: str  # the annotation's updated_at ("" if Label Studio sent none)
-    choice: str | None  # None: the annotator skipped the task
+    value: str | float | None  # a choice, a typed number; None: the annotator skipped
 
 
 def request_id(annotation: int, version: str) -> str:
@@ -113,11 +118,36 @@ def answer_of(annotation: Annotation, task: Task | None) -> Answer:
     if annotation.was_cancelled:
         return Answer(task_id, annotation.id, version, None)
     for item in annotation.result:
-        if item.from_name == CONTROL and item.type == "choices":
+        if item.from_name != CONTROL:
+            continue
+        if item.type == "choices":
             choices = item.value.choices or []
             if len(choices) == 1:
                 return Answer(task_id, annotation.id, version, choices[0])
-    raise ValueError(f"the annotation has no single '{CONTROL}' choice")
+        if item.type == "number" and item.value.number is not None:
+            return Answer(task_id, annotation.id, version, item.value.number)
+    raise ValueError(f"the annotation has no single '{CONTROL}' choice and no '{CONTROL}' number")
+
+
+def _label(stream: str, config: Any, value: str | float) -> Any:
+    """The label an answer gives a task of `stream`; ValueError (a 422) saying why none."""
+    if config.classes is None:  # a regression stream: a measured value
+        if isinstance(value, str):
+            raise ValueError(
+                f"stream {stream!r} takes measured values, and the annotation chose "
+                f"{value!r}: set the project up with `cbeal labelstudio config`, whose "
+                f"'{CONTROL}' control is a number box"
+            )
+        return measured_value(value, config.unit)
+    if not isinstance(value, str):
+        raise ValueError(
+            f"stream {stream!r} takes one of the classes {config.classes}, and the annotation "
+            f"typed the number {value!r}: set the project up with `cbeal labelstudio config`"
+        )
+    label = next((c for c in config.classes if str(c) == value), None)
+    if label is None:
+        raise ValueError(f"the Label Studio choice {value!r} is not one of {config.classes}")
+    return label
 
 
 def take(tasks: TaskOps, answer: Answer, actor: Actor) -> tuple[str, dict[str, Any]]:
@@ -127,7 +157,8 @@ def take(tasks: TaskOps, answer: Answer, actor: Actor) -> tuple[str, dict[str, A
     the undo window), ``skipped``, ``unchanged`` (cbeal has this answer already) or
     ``stale`` (an older version than the one cbeal holds). A task another answer holds, or
     whose label the model has learned already, raises :class:`Conflict` (a 409); a choice
-    that is not one of the stream's classes ValueError (a 422).
+    that is not one of the stream's classes, or a number that is not a plausible measured
+    value (or the wrong kind of answer for the stream), ValueError (a 422).
     """
     task_id = answer.task_id
     view = tasks.view(task_id)  # NotFound (a 404) for an unknown task
@@ -138,7 +169,7 @@ def take(tasks: TaskOps, answer: Answer, actor: Actor) -> tuple[str, dict[str, A
     if ours and held is not None and _older(answer.version, held[1]):
         return "stale", view
     status = row.status
-    if answer.choice is None:  # skipped in Label Studio: "not now"
+    if answer.value is None:  # skipped in Label Studio: "not now"
         if ours and status == "labelled":
             tasks.undo(task_id, actor)
             status = "open"
@@ -148,16 +179,7 @@ def take(tasks: TaskOps, answer: Answer, actor: Actor) -> tuple[str, dict[str, A
             f"task {task_id} is {status}; annotation {answer.annotation} was skipped in "
             "Label Studio, which changes nothing now"
         )
-    classes = tasks.streams.get(view["stream"]).config.classes
-    if classes is None:
-        raise ValueError(
-            f"stream {view['stream']!r} takes measured values, and the Label Studio bridge "
-            "sends class choices only: label its parts on cbeal's page or with "
-            "POST /api/v1/tasks/{id}/label"
-        )
-    label = next((c for c in classes if str(c) == answer.choice), None)
-    if label is None:
-        raise ValueError(f"the Label Studio choice {answer.choice!r} is not one of {classes}")
+    label = _label(view["stream"], tasks.streams.get(view["stream"]).config, answer.value)
     rid = request_id(answer.annotation, answer.version)
     if status == "open":
         return "labelled", tasks.label(task_id, label, rid, actor)

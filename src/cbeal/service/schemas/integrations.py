@@ -3,7 +3,9 @@
 The shapes are those Label Studio 1.23 sends (recorded in
 ``tests/data/labelstudio_webhooks.json``): one annotation and its task for
 ``ANNOTATION_CREATED`` / ``ANNOTATION_UPDATED``, lists of both for ``ANNOTATIONS_CREATED``
-(predictions accepted in bulk), a list of ``{"id"}`` for ``ANNOTATIONS_DELETED``. Only the
+(predictions accepted in bulk), a list of ``{"id"}`` for ``ANNOTATIONS_DELETED``. A
+result holds ``{"choices": [...]}`` (a ``<Choices>`` control) or ``{"number": ...}`` (a
+``<Number>`` control, a regression stream's measured value). Only the
 fields cbeal reads are checked; Label Studio's others pass through.
 """
 
@@ -25,6 +27,9 @@ class _Open(BaseModel):
 
 class ResultValue(_Open):
     choices: list[str] | None = None
+    number: float | None = Field(
+        default=None, description="the value typed in a Number control (a regression stream)"
+    )
 
 
 class ResultItem(_Open):
