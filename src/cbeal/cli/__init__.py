@@ -1,11 +1,11 @@
 """The command line, the only package that knows flags: one module per command group.
 
 ``demo`` (:mod:`.demo`), ``run`` (:mod:`.run`), ``reproduce``/``casestudy``/``benchmark``
-(:mod:`.study`), ``serve``/``token`` (:mod:`.serve`), ``replay``/``mqtt``/``labelstudio``
-(:mod:`.bridges`), ``opcua`` (:mod:`.opcua`) and ``data`` (:mod:`.data`); each module
-registers its parsers next to their handlers. Library errors name parameters in backticks
-(`test_fraction`), which :func:`~cbeal.cli._common.as_flags` turns into flags
-(--test-fraction).
+(:mod:`.study`), ``serve``/``token`` (:mod:`.serve`), ``replay``/``mqtt``
+(:mod:`.bridges`), ``labelstudio`` (:mod:`.labelstudio`), ``opcua`` (:mod:`.opcua`) and
+``data`` (:mod:`.data`); each module registers its parsers next to their handlers.
+Library errors name parameters in backticks (`test_fraction`), which
+:func:`~cbeal.cli._common.as_flags` turns into flags (--test-fraction).
 """
 
 from __future__ import annotations
