@@ -20,9 +20,12 @@ from sklearn.linear_model import LogisticRegression
 
 from cbeal import CbeAL, SingleAgentLearner, kernels, make_stream
 from cbeal.core import Exp4P, LowDensityAgent, ScoreFusion, SpaceFillingAgent
+from cbeal.core.window import KERNELS
 from cbeal.models.fusion_presets import fusion_pool
 
 pytest.importorskip("numba")
+
+from cbeal.kernels import distances  # after the skip: it needs numba
 
 N = 3000  # samples per stream
 
@@ -137,6 +140,8 @@ def test_numba_decides_as_numpy_bit_for_bit(decision_streams, name: str) -> None
     reference, model_np = decision_streams("numpy", name)
     compiled, model_nb = decision_streams("numba", name)
     assert kernels.active() == "numba"
+    if distances.matches_numpy():  # the window kernels computed the distances themselves
+        assert "euclidean" in KERNELS
     assert sum(a for a, *_ in reference) >= 20  # labels were asked for and learned from
     pairs = enumerate(zip(reference, compiled, strict=True))
     first = next((i for i, (a, b) in pairs if a != b), None)
@@ -282,3 +287,39 @@ def test_the_compiled_bandit_follows_exp4p_through_overflow_and_underflow(eta) -
         assert runs[0] == runs[1]
     finally:
         kernels.use(before)
+
+
+def test_the_compiled_distances_are_numpy_s_on_fresh_data() -> None:
+    from cbeal.core.window import euclidean_into as reference
+
+    if not distances.matches_numpy():
+        pytest.skip("numpy sums in another order on this build: numpy computes the distances")
+    rng = np.random.default_rng(99)
+    for p in (1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 100, 257):
+        points = rng.standard_t(3, size=(300, p)) * rng.choice([1e-8, 1.0, 1e8])
+        x = rng.normal(size=p)
+        want = np.empty(300)
+        reference(points, x, np.empty_like(points), want)
+        got = np.empty(300)
+        distances.euclidean_into(points, 300, x, got)
+        assert got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("name", ["CBEAL-6", "fusion of LDS, SPF1, LD1 and RAL1"])
+def test_the_kernels_decide_alike_with_numpy_s_distances(
+    decision_streams, monkeypatch, name: str
+) -> None:
+    # a build whose numpy sums in another order: the kernels get numpy's distances
+    reference, model_np = decision_streams("numpy", name)
+    use = kernels.use
+
+    def without_distances(kernel: str) -> str:
+        use(kernel)
+        KERNELS.pop("euclidean", None)
+        return kernels.active()
+
+    monkeypatch.setattr(kernels, "use", without_distances)
+    compiled, model_nb = decision_streams("numba", name)
+    assert "euclidean" not in KERNELS and "group" in KERNELS
+    assert compiled == reference
+    assert _window_state(model_np) == _window_state(model_nb)

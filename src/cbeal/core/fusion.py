@@ -173,7 +173,7 @@ class ScoreFusion(Policy):
     def propose(self, ctx: Context) -> Proposal:
         scores = np.empty(len(self.agents_))
         for idx, group in self._groups:
-            scores[idx] = group.advise(ctx.x)
+            group.advise_into(ctx.x, scores, idx)
         for i, agent in self._solo:
             scores[i] = agent.score_one(ctx)
         if not (scores.min() >= 0.0 and scores.max() <= 1.0):  # NaN fails too

@@ -169,34 +169,61 @@ class WindowGroup:
 
     def _modelfile_state(self) -> dict[str, Any]:
         """What a model file keeps: everything but the compiled kernels' packed arguments."""
-        return {k: v for k, v in self.__dict__.items() if k not in ("_packed", "_scratch")}
+        return {k: v for k, v in self.__dict__.items() if k not in ("_packed", "_synced")}
 
     def _pack(self, where: Any) -> tuple[Any, ...] | None:
-        """The compiled group kernel's arguments that stay the same from sample to sample
-        (the arrays are the agents' own, updated in place, and `where` the owner's fixed
-        positions of the agents), or None if numpy must run."""
+        """The compiled group kernel's arguments (:func:`cbeal.kernels.window.advise_group`),
+        or None if numpy must run.
+
+        The agents' distance matrices, statistics and members, and the slot maps, become
+        slices of four flat arrays (same values, each slice contiguous), so that the kernel
+        gets four arrays rather than four tuples; a table holds each agent's kind, counters,
+        flags and offsets, with `where` (the owner's fixed positions of the agents). Packed
+        once: again only when the sharing was broken (a copy of the model: the first
+        agent's arrays are then no slices) or the windows moved without the kernel (the
+        numpy path ran: the counters are read again)."""
         packed = self.__dict__.get("_packed")
         first = self.agents[0]
-        if packed is not None and packed[4][0] is first.window_.dist:
+        if packed is not None and first.stat_.base is packed[3]:
+            if self.__dict__.get("_synced") != self.count:
+                table = packed[0]
+                for k, a in enumerate(self.agents):
+                    table[k, 1], table[k, 2] = a.window_.size, a.window_.next
             return packed
         found = [kernel_spec(a) for a in self.agents]
         specs = [spec for spec in found if spec is not None]
         if len(specs) < len(found):
             return None
-        kinds = np.array([spec[0] for spec in specs], dtype=np.int64)
-        params = np.array([spec[1] for spec in specs], dtype=np.float64)
-        fills = np.array([spec[4] for spec in specs], dtype=np.float64)
-        state = np.zeros((len(specs), 4), dtype=np.int64)
-        state[:, 2] = [spec[2] for spec in specs]
-        state[:, 3] = [spec[3] for spec in specs]
-        packed = (
-            kinds, params, state, fills,
-            tuple(a.window_.dist for a in self.agents),
-            tuple(a.stat_ for a in self.agents),
-            tuple(a.window_.points for a in self.agents),
-            tuple(self.slot_maps),
-            np.asarray(where, dtype=np.int64),
-        )  # fmt: skip
+        caps = [a.window_.capacity for a in self.agents]
+        nf = self.buffer.points.shape[1]
+        table = np.zeros((len(caps), 10), dtype=np.int64)
+        reals = np.zeros((len(caps), 2))
+        dists = np.empty(sum(c * c for c in caps))
+        stats = np.empty(sum(caps))
+        points = np.empty(sum(caps) * nf)
+        maps = np.empty(sum(caps), dtype=np.int64)
+        at_d = at_s = 0
+        for k, (a, spec, cap) in enumerate(zip(self.agents, specs, caps, strict=True)):
+            w = a.window_
+            kind, param, is_max, exact, fill = spec
+            table[k] = (kind, w.size, w.next, is_max, exact, cap, at_d, at_s, at_s * nf, where[k])
+            reals[k] = (param, fill)
+            matrix = dists[at_d : at_d + cap * cap].reshape(cap, cap)
+            matrix[...] = w.dist
+            w.dist = matrix
+            members = points[at_s * nf : (at_s + cap) * nf].reshape(cap, nf)
+            members[...] = w.points
+            w.points = members
+            stat = stats[at_s : at_s + cap]
+            stat[...] = a.stat_
+            a.stat_ = stat
+            slot_map = maps[at_s : at_s + cap]
+            slot_map[...] = self.slot_maps[k]
+            self.slot_maps[k] = slot_map
+            at_d += cap * cap
+            at_s += cap
+        cap = self.buffer.capacity
+        packed = (table, reals, dists, stats, points, maps, np.empty(cap), np.empty((cap, nf)))
         self.__dict__["_packed"] = packed
         return packed
 
@@ -204,42 +231,35 @@ class WindowGroup:
         """Advice of every agent of the group on `x` into ``out[where]``; all windows slide.
 
         With the compiled kernels registered (:data:`~cbeal.core.window.KERNELS`) one call
-        does the work of :meth:`advise` after numpy's distances; the advice is the same.
+        does the work of :meth:`advise` (with the distances, when the compiled ones are
+        numpy's on this machine); the advice is the same.
         """
         kernel = KERNELS.get("group")
         packed = None if kernel is None else self._pack(where)
         if kernel is None or packed is None:
             out[where] = self.advise(x)
             return
-        kinds, params, state, fills, dists, stats, points, slot_maps, at = packed
+        table, reals, dists, stats, points, maps, d_all, diff = packed
         buf = self.buffer
-        if self.metric == "euclidean":
-            scratch = self.__dict__.get("_scratch")
-            if scratch is None or scratch[0].shape != buf.points.shape:
-                scratch = self.__dict__["_scratch"] = (
-                    np.empty_like(buf.points),
-                    np.empty(buf.capacity),
-                )
-            n = buf.size
-            d_all = scratch[1][:n]
-            euclidean_into(buf.points[:n], x, scratch[0][:n], d_all)
+        n = buf.size
+        compute = self.metric == "euclidean" and "euclidean" in KERNELS
+        if compute:  # the kernel computes them
+            pass
+        elif self.metric == "euclidean":
+            euclidean_into(buf.points[:n], x, diff[:n], d_all[:n])
         else:
-            d_all = METRICS[self.metric](buf.points[: buf.size], x)
-        windows = [a.window_ for a in self.agents]
-        for k, w in enumerate(windows):
-            state[k, 0] = w.size
-            state[k, 1] = w.next
-        kernel(
-            x, d_all, buf.points, buf.next, kinds, params, state, fills, dists, stats, points,
-            slot_maps, out, at,
-        )  # fmt: skip
-        for w in windows:
+            d_all[:n] = METRICS[self.metric](buf.points[:n], x)
+        kernel(x, d_all, compute, buf.points, n, buf.next, table, reals, dists, stats, points,
+               maps, out)  # fmt: skip
+        for a in self.agents:
+            w = a.window_
             size, slot = w.size, w.next
             w.size = size + 1 if size < w.capacity else size
             w.next = slot + 1 if slot + 1 < w.capacity else 0
-        buf.size = buf.size + 1 if buf.size < buf.capacity else buf.size
+        buf.size = n + 1 if n < buf.capacity else n
         buf.next = buf.next + 1 if buf.next + 1 < buf.capacity else 0
         self.count += 1
+        self.__dict__["_synced"] = self.count
 
     def advise(self, x: np.ndarray) -> list[float]:
         """Advice of every agent of the group on `x`; all windows slide."""

@@ -40,6 +40,7 @@ ENV = "CBEAL_KERNELS"
 
 _LOCK = threading.Lock()
 _DONE = [False]  # enable() ran
+_MATCHES: list[bool | None] = [None]  # the compiled distances are numpy's here (checked once)
 
 
 def available() -> bool:
@@ -60,8 +61,12 @@ def use(name: str) -> str:
         _DONE[0] = True
         KERNELS.clear()
         if name == "numba" and available():
-            from cbeal.kernels import bandit, window
+            from cbeal.kernels import bandit, distances, window
 
+            if _MATCHES[0] is None:  # once per process: is numpy's order of summation ours?
+                _MATCHES[0] = distances.matches_numpy()
+            if _MATCHES[0]:
+                KERNELS["euclidean"] = distances.euclidean_into
             KERNELS["agent"] = window.advise_agent
             KERNELS["group"] = window.advise_group
             KERNELS["distribution"] = bandit.distribution
