@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from cbeal.core.agent import Agent, Context
-from cbeal.core.ensemble import name_agents
+from cbeal.core.ensemble import deciding, name_agents
 from cbeal.core.exceptions import ParameterError
 from cbeal.core.fusion_weights import EqualWeights, FusionWeights
 from cbeal.core.pacer import QuantilePacer
@@ -143,6 +143,7 @@ class ScoreFusion(Policy):
                 f"EvidenceWeights(), got {type(rule).__name__}"
             )
         self.agents_ = [(n, a.clone().fit(X0, rng, y0)) for n, a in name_agents(self.agents)]
+        self.__dict__.pop("_deciders", None)
         m = len(self.agents_)
         self.rule_ = rule.clone().start(m)
         horizon = self.horizon
@@ -176,7 +177,9 @@ class ScoreFusion(Policy):
             group.advise_into(ctx.x, scores, idx)
         for i, agent in self._solo:
             scores[i] = agent.score_one(ctx)
-        if not (scores.min() >= 0.0 and scores.max() <= 1.0):  # NaN fails too
+        values = scores.tolist()  # plain floats: cheaper than numpy's reductions
+        total = sum(values)
+        if not (min(values) >= 0.0 and max(values) <= 1.0 and total == total):  # NaN fails
             bad = [n for (n, _), s in zip(self.agents_, scores, strict=True) if not 0 <= s <= 1]
             raise ParameterError(f"members {bad} gave scores outside [0, 1]: {scores.tolist()}")
         w = self.rule_.weights()
@@ -194,8 +197,9 @@ class ScoreFusion(Policy):
     def on_decision(self, proposal: Proposal, acquired: bool) -> None:
         if acquired:
             self.pacer_.acquired_one()
-        for (_, agent), s in zip(self.agents_, proposal.advice, strict=True):
-            agent.decided_one(float(s), acquired)
+        advice = proposal.advice
+        for i, agent in deciding(self):
+            agent.decided_one(float(advice[i]), acquired)
 
     def on_label(
         self, proposal: Proposal, reward: float, penalty: float, x: np.ndarray, y_index: int

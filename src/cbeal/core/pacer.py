@@ -183,27 +183,42 @@ class QuantilePacer(Params):
 
         The window is re-fused whenever `weights` differ from the last call's.
         """
+        window = self.scores_
         slot = self.next_
-        self.scores_[slot] = scores
-        self.next_ = slot + 1 if slot + 1 < self.scores_.shape[0] else 0
-        self.size_ = min(self.size_ + 1, self.scores_.shape[0])
-        self.n_seen_ += 1
-        size = self.size_
-        if self.fused_weights_ is None or not np.array_equal(weights, self.fused_weights_):
-            self.fused_[:size] = self.scores_[:size] @ weights
+        window[slot] = scores
+        n = window.shape[0]
+        self.next_ = slot + 1 if slot + 1 < n else 0
+        size = self.size_ = self.size_ + 1 if self.size_ < n else n
+        seen = self.n_seen_ = self.n_seen_ + 1
+        # the exact test of np.array_equal on a handful of plain floats (NaN differs from
+        # itself in both), at a tenth of its cost
+        now = weights.tolist()
+        last = self.__dict__.get("_fused_list")
+        if last is None and self.fused_weights_ is not None:  # e.g. loaded from an older file
+            last = self.__dict__["_fused_list"] = self.fused_weights_.tolist()
+        if last is None or now != last:
+            self.fused_[:size] = window[:size] @ weights
             self.fused_weights_ = np.array(weights, dtype=np.float64)
+            self.__dict__["_fused_list"] = self.fused_weights_.tolist()
+            fused = float(self.fused_[slot])
         else:
-            self.fused_[slot] = float(scores @ weights)
-        fused = float(self.fused_[slot])
-        # a label is due once it has accrued (the tiny slack absorbs b · t's rounding)
-        due = self.allowance - 1.0 + 1e-9
+            fused = float(scores @ weights)
+            self.fused_[slot] = fused
+        # a label is due once it has accrued (the tiny slack absorbs b · t's rounding);
+        # the allowance's arithmetic, inlined
+        b = float(self.budget_fraction)
+        accrued = b * seen
+        head = float(self.head_start)
+        over = float(self.head_start_over)
+        if over > 0.0:
+            head *= min(1.0, accrued / over)
+        due = accrued + head - self.n_acquired_ - 1.0 + 1e-9
         if due < 0.0:
             return fused, math.inf, False
-        b = float(self.budget_fraction)
         tol = float(self.tolerance)
         level = (1.0 - b) * max(0.0, 1.0 - due / tol)
         if self.horizon is not None:  # wait less when little time is left
-            level *= min(1.0, max(0.0, b * (float(self.horizon) - self.n_seen_) / tol))
+            level *= min(1.0, max(0.0, b * (float(self.horizon) - seen) / tol))
         threshold = _quantile(self.fused_[:size], level)
         return fused, threshold, fused >= threshold
 

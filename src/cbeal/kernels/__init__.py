@@ -71,6 +71,7 @@ def use(name: str) -> str:
             KERNELS["group"] = window.advise_group
             KERNELS["distribution"] = bandit.distribution
             KERNELS["weights"] = bandit.weights
+            KERNELS["mix"] = bandit.mix
             KERNELS["update_decision"] = bandit.update_decision
             KERNELS["chart_step"] = bandit.chart_step
     return active()

@@ -10,7 +10,7 @@ import math
 import numpy as np
 from numba import njit
 
-__all__ = ["chart_step", "distribution", "update_decision", "weights"]
+__all__ = ["chart_step", "distribution", "mix", "update_decision", "weights"]
 
 _MAX_EXP = 700.0
 _FLOOR = 1e-300  # Exp4P's smallest weight
@@ -32,6 +32,20 @@ def distribution(alpha: np.ndarray, advice: np.ndarray, p_min: float) -> float:
         mix += alpha[i] * advice[i]
     mix = mix / _sum(alpha)
     return (1.0 - 2.0 * p_min) * mix + p_min
+
+
+@njit(cache=True, nogil=True)
+def mix(alpha: np.ndarray, advice: np.ndarray, p_min: float, eps: float, out: np.ndarray) -> float:
+    """``Exp4P.distribution`` then the ensemble's ε share, and ``Exp4P.weights`` into
+    `out`: one call per sample for both."""
+    total = _sum(alpha)
+    mixed = 0.0
+    for i in range(alpha.shape[0]):
+        mixed += alpha[i] * advice[i]
+        out[i] = alpha[i] / total
+    mixed = mixed / total
+    p = (1.0 - 2.0 * p_min) * mixed + p_min
+    return (1.0 - eps) * p + eps
 
 
 @njit(cache=True, nogil=True)
