@@ -49,7 +49,7 @@ def deciding(policy: Any) -> list[tuple[int, Agent]]:
             if type(a).decided_one is not Agent.decided_one
         ]
         policy.__dict__["_deciders"] = found
-    return found  # type: ignore[no-any-return]
+    return found
 
 
 class AgentEnsemble(Policy):
