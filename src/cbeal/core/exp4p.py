@@ -207,6 +207,10 @@ class Exp4P(Params):
         """Apply the ``ĝ`` factor for reward `reward` of the acquire arm drawn with `p_acquire`."""
         if reward == 0.0:
             return
+        kernel = KERNELS.get("update_reward")
+        if kernel is not None:
+            kernel(self._array(), advice, self.step_, float(reward), float(p_acquire))
+            return
         k = self.step_ * reward / p_acquire
         xs = advice.tolist()
         exponents = [k * x for x in xs]

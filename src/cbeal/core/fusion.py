@@ -172,13 +172,17 @@ class ScoreFusion(Policy):
         return self.rule_.weights()
 
     def propose(self, ctx: Context) -> Proposal:
-        scores = np.empty(len(self.agents_))
-        for idx, group in self._groups:
-            group.advise_into(ctx.x, scores, idx)
-        for i, agent in self._solo:
-            scores[i] = agent.score_one(ctx)
-        values = scores.tolist()  # plain floats: cheaper than numpy's reductions
-        total = sum(values)
+        if self._groups:
+            scores = np.empty(len(self.agents_))
+            for idx, group in self._groups:
+                group.advise_into(ctx.x, scores, idx)
+            for i, agent in self._solo:
+                scores[i] = agent.score_one(ctx)
+            values = scores.tolist()
+        else:  # every member scores alone, in order: one array from the list
+            values = [agent.score_one(ctx) for _, agent in self._solo]
+            scores = np.array(values, dtype=np.float64)
+        total = sum(values)  # plain floats: cheaper than numpy's reductions
         if not (min(values) >= 0.0 and max(values) <= 1.0 and total == total):  # NaN fails
             bad = [n for (n, _), s in zip(self.agents_, scores, strict=True) if not 0 <= s <= 1]
             raise ParameterError(f"members {bad} gave scores outside [0, 1]: {scores.tolist()}")

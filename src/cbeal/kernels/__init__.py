@@ -73,6 +73,7 @@ def use(name: str) -> str:
             KERNELS["weights"] = bandit.weights
             KERNELS["mix"] = bandit.mix
             KERNELS["update_decision"] = bandit.update_decision
+            KERNELS["update_reward"] = bandit.update_reward
             KERNELS["chart_step"] = bandit.chart_step
     return active()
 

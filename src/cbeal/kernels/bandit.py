@@ -10,7 +10,7 @@ import math
 import numpy as np
 from numba import njit
 
-__all__ = ["chart_step", "distribution", "mix", "update_decision", "weights"]
+__all__ = ["chart_step", "distribution", "mix", "update_decision", "update_reward", "weights"]
 
 _MAX_EXP = 700.0
 _FLOOR = 1e-300  # Exp4P's smallest weight
@@ -60,15 +60,41 @@ def weights(alpha: np.ndarray) -> np.ndarray:
 
 @njit(cache=True, nogil=True)
 def update_decision(alpha: np.ndarray, advice: np.ndarray, p1: float, k: float) -> None:
-    """``Exp4P.update_decision`` with ``k = step · bonus``: alpha updated in place
-    (``Exp4P._multiply`` and ``Exp4P._keep_finite``)."""
+    """``Exp4P.update_decision`` with ``k = step · bonus``: alpha updated in place."""
     n = alpha.shape[0]
     p2 = 1.0 - p1
     e = np.empty(n)
-    inside = True
     for i in range(n):
         x = advice[i]
         e[i] = k * (x / p1 + (1.0 - x) / p2)
+    _multiply(alpha, e)
+
+
+@njit(cache=True, nogil=True)
+def update_reward(
+    alpha: np.ndarray, advice: np.ndarray, step: float, reward: float, p1: float
+) -> None:
+    """``Exp4P.update_reward`` (a reward other than 0): alpha updated in place."""
+    n = alpha.shape[0]
+    k = step * reward / p1
+    e = np.empty(n)
+    inside = True
+    for i in range(n):
+        e[i] = k * advice[i]
+        inside = inside and -_MAX_EXP < e[i] < _MAX_EXP
+    if not inside:  # a huge reward: this order of multiplication never gives inf · 0 = NaN
+        scale = step / p1
+        for i in range(n):
+            e[i] = (scale * advice[i]) * reward
+    _multiply(alpha, e)
+
+
+@njit(cache=True, nogil=True)
+def _multiply(alpha: np.ndarray, e: np.ndarray) -> None:
+    """``Exp4P._multiply`` and ``Exp4P._keep_finite``: ``α_i ← α_i · exp(e_i)`` in place."""
+    n = alpha.shape[0]
+    inside = True
+    for i in range(n):
         inside = inside and -_MAX_EXP < e[i] < _MAX_EXP
     done = False
     if inside:
