@@ -200,29 +200,29 @@ def test_without_numba_the_numpy_path_decides() -> None:
     assert _long_stream(blocked) == ["numpy", "numpy", "numpy", "False"]
 
 
-def test_a_model_saved_under_one_kernel_continues_under_the_other() -> None:
-    before = kernels.active()
-    try:
-        s, X, P = _stream()
-        half = N // 2
-        reference = []
-        for switch in (False, True):
-            kernels.use("numba" if switch else "numpy")
-            model = _paper("CBEAL-6").set_params(random_state=0).fit(s.X0, s.y0)
-            trail = []
-            for i, (x, proba) in enumerate(zip(X, P, strict=True)):
-                if switch and i == half:  # the arrays of the compiled state go to the file
-                    kernels.use("numpy")
-                    model = CbeAL.from_bytes(model.to_bytes())
-                d = model.query_one(x, proba=proba)
-                if d.acquire:
-                    model.learn_one(None, s.y_stream[i], decision=d)
-                trail.append((d.acquire, d.p_acquire, d.weights.tobytes()))
-            if not switch:
-                reference = trail
-        assert trail == reference
-    finally:
-        kernels.use(before)
+@pytest.mark.parametrize("after", ["numpy", "numba"])
+@pytest.mark.parametrize("name", ["CBEAL-6", "CBEAL-5F", "fusion of LDS, SPF1, LD1 and RAL1"])
+def test_a_model_saved_under_the_kernels_continues_alike(decision_streams, name, after) -> None:
+    # saved mid-stream from the compiled state (its arrays slices of the packed ones) and
+    # continued under either kernel: the same decisions as numpy's uninterrupted stream
+    reference, _ = decision_streams("numpy", name)
+    make, options = CASES[name]
+    kernels.use("numba")
+    s, X, P = _stream(**options)
+    model = make().set_params(random_state=0, refit_every=None).fit(s.X0, s.y0)
+    trail = []
+    for i, (x, proba) in enumerate(zip(X, P, strict=True)):
+        if i == N // 2:
+            kernels.use(after)
+            model = CbeAL.from_bytes(model.to_bytes())
+        d = model.query_one(x, proba=proba)
+        if d.acquire:
+            model.learn_one(None, s.y_stream[i], decision=d)
+        step = model.flush()
+        flips = None if step is None else step.flipped.tobytes()
+        advice, weights = d.advice.tobytes(), d.weights.tobytes()
+        trail.append((d.acquire, d.p_acquire, advice, weights, d.score, d.threshold, flips))
+    assert trail == reference
 
 
 def test_the_hot_paths_compute_their_reference_formulas_exactly() -> None:
