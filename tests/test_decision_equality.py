@@ -19,7 +19,14 @@ import pytest
 from sklearn.linear_model import LogisticRegression
 
 from cbeal import CbeAL, SingleAgentLearner, kernels, make_stream
-from cbeal.core import Exp4P, LowDensityAgent, ScoreFusion, SpaceFillingAgent
+from cbeal.core import (
+    EvidenceWeights,
+    Exp4P,
+    LowDensityAgent,
+    QuantilePacer,
+    ScoreFusion,
+    SpaceFillingAgent,
+)
 from cbeal.core.window import KERNELS
 from cbeal.models.fusion_presets import fusion_pool
 
@@ -68,6 +75,17 @@ CASES: dict[str, tuple[Any, dict[str, Any]]] = {
         {},
     ),
     "fusion of LDS, SPF1, LD1 and RAL1": (lambda: _fused(("LDS", "SPF1", "LD1", "RAL1")), {}),
+    "CBEAL-5F's members under evidence weights, a horizon": (
+        lambda: CbeAL(
+            estimator=LogisticRegression(),
+            agents=fusion_pool(("RAL1", "RAL2", "ENT", "VU", "MIN"), 0.1),
+            fusion=ScoreFusion(
+                weights=EvidenceWeights(gain=2.0, threshold=0.5, memory=50), horizon=N
+            ),
+            budget=0.1,
+        ),
+        {},
+    ),
     "paper's listing (exact_window=False), manhattan": (
         lambda: CbeAL.from_agents(
             [
@@ -323,3 +341,57 @@ def test_the_kernels_decide_alike_with_numpy_s_distances(
     assert "euclidean" not in KERNELS and "group" in KERNELS
     assert compiled == reference
     assert _window_state(model_np) == _window_state(model_nb)
+
+
+def test_the_compiled_dot_product_is_numpy_s_on_fresh_data() -> None:
+    from cbeal.kernels import pacer
+
+    if not pacer.dot_matches_numpy():
+        pytest.skip("OpenBLAS sums in another order here: numpy fuses the pacer's scores")
+    rng = np.random.default_rng(98)
+    for n in range(1, pacer.MAX_MEMBERS + 1):
+        for _ in range(300):
+            a, b = rng.random(n), rng.dirichlet(np.ones(n))
+            assert pacer.dot(a, b) == a @ b
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"budget_fraction": 0.1, "window": 50},
+        {"budget_fraction": 0.03, "window": 200, "head_start": 1.0, "head_start_over": 1.0},
+        {"budget_fraction": 0.2, "window": 7, "tolerance": 3.0, "horizon": 900},
+    ],
+)
+def test_the_compiled_pacer_decides_as_numpy(options) -> None:
+    # weights that change now and then (the window is fused again) and ties in the scores
+    before = kernels.active()
+    try:
+        runs = []
+        for kernel in ("numpy", "numba"):
+            kernels.use(kernel)
+            rng = np.random.default_rng(4)
+            pacer = QuantilePacer(**options).start(5)
+            w = np.full(5, 0.2)
+            seen = []
+            for _ in range(1000):
+                if rng.random() < 0.02:
+                    w = rng.dirichlet(np.ones(5))
+                scores = rng.choice([0.0, 0.25, 1.0, rng.random()], size=5)
+                fused, threshold, ask = pacer.decide(scores, w.copy())
+                if ask or rng.random() < 0.01:
+                    pacer.acquired_one()
+                seen.append((fused, threshold, ask))
+            runs.append((seen, pacer.fused_.tobytes(), pacer.scores_.tobytes()))
+        assert kernels.active() == "numba"
+        assert "pace" in KERNELS or not pacer_dot_matches()
+        assert runs[0] == runs[1]
+        assert sum(ask for *_, ask in runs[0][0]) >= 10  # the pacer asked, and more than once
+    finally:
+        kernels.use(before)
+
+
+def pacer_dot_matches() -> bool:
+    from cbeal.kernels import pacer
+
+    return pacer.dot_matches_numpy()

@@ -53,6 +53,7 @@ import numpy as np
 
 from cbeal.core.exceptions import ParameterError
 from cbeal.core.params import Params
+from cbeal.core.window import KERNELS
 
 __all__ = ["QuantilePacer"]
 
@@ -185,7 +186,6 @@ class QuantilePacer(Params):
         """
         window = self.scores_
         slot = self.next_
-        window[slot] = scores
         n = window.shape[0]
         self.next_ = slot + 1 if slot + 1 < n else 0
         size = self.size_ = self.size_ + 1 if self.size_ < n else n
@@ -197,11 +197,29 @@ class QuantilePacer(Params):
         if last is None and self.fused_weights_ is not None:  # e.g. loaded from an older file
             last = self.__dict__["_fused_list"] = self.fused_weights_.tolist()
         if last is None or now != last:
+            window[slot] = scores
             self.fused_[:size] = window[:size] @ weights
             self.fused_weights_ = np.array(weights, dtype=np.float64)
             self.__dict__["_fused_list"] = self.fused_weights_.tolist()
             fused = float(self.fused_[slot])
         else:
+            kernel = KERNELS.get("pace")
+            m = len(now)
+            if (
+                kernel is not None
+                and m <= 15
+                and scores.shape[0] == m == window.shape[1]
+                and scores.flags.carray
+                and weights.flags.carray
+            ):  # the same step compiled (cbeal.kernels.pacer); OpenBLAS's dot of ≤ 15 terms
+                hz = self.horizon
+                return kernel(
+                    window, self.fused_, scores, weights, slot, size, seen, self.n_acquired_,
+                    float(self.budget_fraction), float(self.head_start),
+                    float(self.head_start_over), float(self.tolerance),
+                    math.nan if hz is None else float(hz),
+                )  # fmt: skip
+            window[slot] = scores
             fused = float(scores @ weights)
             self.fused_[slot] = fused
         # a label is due once it has accrued (the tiny slack absorbs b · t's rounding);

@@ -40,7 +40,7 @@ ENV = "CBEAL_KERNELS"
 
 _LOCK = threading.Lock()
 _DONE = [False]  # enable() ran
-_MATCHES: list[bool | None] = [None]  # the compiled distances are numpy's here (checked once)
+_MATCHES: list[bool] = []  # the compiled distances, dot product are numpy's here (checked once)
 
 
 def available() -> bool:
@@ -61,12 +61,14 @@ def use(name: str) -> str:
         _DONE[0] = True
         KERNELS.clear()
         if name == "numba" and available():
-            from cbeal.kernels import bandit, distances, window
+            from cbeal.kernels import bandit, distances, pacer, window
 
-            if _MATCHES[0] is None:  # once per process: is numpy's order of summation ours?
-                _MATCHES[0] = distances.matches_numpy()
+            if not _MATCHES:  # once per process: are numpy's orders of summation ours?
+                _MATCHES.extend((distances.matches_numpy(), pacer.dot_matches_numpy()))
             if _MATCHES[0]:
                 KERNELS["euclidean"] = distances.euclidean_into
+            if _MATCHES[1]:
+                KERNELS["pace"] = pacer.decide
             KERNELS["agent"] = window.advise_agent
             KERNELS["group"] = window.advise_group
             KERNELS["distribution"] = bandit.distribution
