@@ -146,6 +146,7 @@ class ScoreFusion(Policy):
         self.__dict__.pop("_deciders", None)
         m = len(self.agents_)
         self.rule_ = rule.clone().start(m)
+        self.__dict__.pop("_kept_weights", None)
         horizon = self.horizon
         if isinstance(horizon, str):
             if horizon != "auto":
@@ -171,6 +172,25 @@ class ScoreFusion(Policy):
         """The members' current weights."""
         return self.rule_.weights()
 
+    def _modelfile_state(self) -> dict[str, Any]:
+        """What a model file keeps: all but the cached weights object (rebuilt at once)."""
+        return {k: v for k, v in self.__dict__.items() if k != "_kept_weights"}
+
+    def _weights(self) -> np.ndarray:
+        """The rule's current weights as a read-only array of their own, the same object
+        while they stay the same (decisions share it; the pacer then knows at once that
+        they did not change). A rule with its own ``weights()`` is asked every time."""
+        rule = self.rule_
+        if type(rule).weights is not FusionWeights.weights:
+            return rule.weights()
+        now = rule.weights_.tolist()
+        kept = self.__dict__.get("_kept_weights")
+        if kept is None or kept[0] != now:
+            w = np.array(rule.weights_, dtype=np.float64)
+            w.setflags(write=False)
+            kept = self.__dict__["_kept_weights"] = (w.tolist(), w)
+        return kept[1]
+
     def propose(self, ctx: Context) -> Proposal:
         if self._groups:
             scores = np.empty(len(self.agents_))
@@ -186,7 +206,7 @@ class ScoreFusion(Policy):
         if not (min(values) >= 0.0 and max(values) <= 1.0 and total == total):  # NaN fails
             bad = [n for (n, _), s in zip(self.agents_, scores, strict=True) if not 0 <= s <= 1]
             raise ParameterError(f"members {bad} gave scores outside [0, 1]: {scores.tolist()}")
-        w = self.rule_.weights()
+        w = self._weights()
         fused, threshold, ask = self.pacer_.decide(scores, w)
         self.rule_.observe_one(scores)
         eps = float(self.epsilon)

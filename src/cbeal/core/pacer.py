@@ -190,13 +190,18 @@ class QuantilePacer(Params):
         self.next_ = slot + 1 if slot + 1 < n else 0
         size = self.size_ = self.size_ + 1 if self.size_ < n else n
         seen = self.n_seen_ = self.n_seen_ + 1
-        # the exact test of np.array_equal on a handful of plain floats (NaN differs from
-        # itself in both), at a tenth of its cost
-        now = weights.tolist()
-        last = self.__dict__.get("_fused_list")
-        if last is None and self.fused_weights_ is not None:  # e.g. loaded from an older file
-            last = self.__dict__["_fused_list"] = self.fused_weights_.tolist()
-        if last is None or now != last:
+        # unchanged: the very read-only array of its own of the last call (score fusion's
+        # weights while they stay the same), or equal as plain floats (np.array_equal's
+        # exact test, NaN differing from itself, at a tenth of its cost)
+        same = weights is self.__dict__.get("_fused_object")
+        if not (same and not weights.flags.writeable and weights.base is None):
+            now = weights.tolist()
+            last = self.__dict__.get("_fused_list")
+            if last is None and self.fused_weights_ is not None:  # loaded from an older file
+                last = self.__dict__["_fused_list"] = self.fused_weights_.tolist()
+            same = last is not None and now == last
+            self.__dict__["_fused_object"] = weights
+        if not same:
             window[slot] = scores
             self.fused_[:size] = window[:size] @ weights
             self.fused_weights_ = np.array(weights, dtype=np.float64)
@@ -204,13 +209,15 @@ class QuantilePacer(Params):
             fused = float(self.fused_[slot])
         else:
             kernel = KERNELS.get("pace")
-            m = len(now)
+            m = weights.shape[0]
             if (
                 kernel is not None
                 and m <= 15
-                and scores.shape[0] == m == window.shape[1]
-                and scores.flags.carray
-                and weights.flags.carray
+                and scores.shape == weights.shape == window.shape[1:]
+                and scores.flags.c_contiguous
+                and weights.flags.c_contiguous
+                and scores.flags.aligned
+                and weights.flags.aligned
             ):  # the same step compiled (cbeal.kernels.pacer); OpenBLAS's dot of ≤ 15 terms
                 hz = self.horizon
                 return kernel(
@@ -239,6 +246,10 @@ class QuantilePacer(Params):
             level *= min(1.0, max(0.0, b * (float(self.horizon) - seen) / tol))
         threshold = _quantile(self.fused_[:size], level)
         return fused, threshold, fused >= threshold
+
+    def _modelfile_state(self) -> dict[str, Any]:
+        """What a model file keeps: all but the last weights object (an identity check)."""
+        return {k: v for k, v in self.__dict__.items() if k != "_fused_object"}
 
     def acquired_one(self) -> None:
         """The model acquired the last sample (asked for by the pacer or not)."""
