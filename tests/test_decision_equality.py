@@ -269,6 +269,12 @@ def test_the_hot_paths_compute_their_reference_formulas_exactly() -> None:
         v = rng.random(n)
         for level in np.r_[rng.random(50), 0.0, 1.0]:
             assert _quantile(v, float(level)) == np.quantile(v, float(level))
+    edges = [[0.5, 0.5], [0.0, -0.0], [-0.0, 0.0], [np.nan, 1.0], [1.0, np.nan], [np.inf, 0.0]]
+    probas_k = [np.array(e) for e in edges] + [rng.dirichlet(np.ones(k)) for k in range(1, 12)]
+    probas_k += [np.round(rng.dirichlet(np.ones(4)), 1) for _ in range(200)]  # ties
+    for p in probas_k:
+        ctx, i = Context(np.zeros(1), p), int(p.argmax())
+        assert ctx.y_index == i and repr(ctx.certainty) == repr(float(p[i]))
     fields = dict(p_acquire=0.3, advice=np.ones(2), weights=np.full(2, 0.5), score=0.2)
     assert vars(Proposal(**fields)) == {**fields, "threshold": None}
     arrays = dict(advice=np.ones(2), weights=np.ones(2), proba=np.array([0.4, 0.6]))
