@@ -13,6 +13,7 @@ from cbeal.core.exceptions import ParameterError
 from cbeal.core.exp4p import Exp4P
 from cbeal.core.policy import Policy, Proposal
 from cbeal.core.window_agent import WindowAgent, WindowGroup
+from cbeal.core.window_pack import group_advice, prepare_ahead
 
 __all__ = ["AgentEnsemble", "deciding", "name_agents"]
 
@@ -131,10 +132,11 @@ class AgentEnsemble(Policy):
     def _deciding(self) -> list[tuple[int, Agent]]:
         return deciding(self)
 
+    def prepare(self, X: np.ndarray | None) -> None:
+        prepare_ahead(self, X, len(self.agents_))
+
     def propose(self, ctx: Context) -> Proposal:
-        advice = np.empty(len(self.agents_))
-        for idx, group in self._groups:
-            group.advise_into(ctx.x, advice, idx)
+        advice = group_advice(self, ctx.x, len(self.agents_))
         for i, agent in self._solo:
             advice[i] = agent.advise_one(ctx)
         p, w = self.solver_.mix(advice, float(self.epsilon))

@@ -22,6 +22,7 @@ from cbeal.core.fusion_weights import EqualWeights, FusionWeights
 from cbeal.core.pacer import QuantilePacer
 from cbeal.core.policy import Policy, Proposal
 from cbeal.core.window_agent import WindowAgent, WindowGroup
+from cbeal.core.window_pack import group_advice, prepare_ahead
 
 __all__ = ["ScoreFusion", "share_windows"]
 
@@ -191,11 +192,12 @@ class ScoreFusion(Policy):
             kept = self.__dict__["_kept_weights"] = (w.tolist(), w)
         return kept[1]
 
+    def prepare(self, X: np.ndarray | None) -> None:
+        prepare_ahead(self, X, len(self.agents_))
+
     def propose(self, ctx: Context) -> Proposal:
         if self._groups:
-            scores = np.empty(len(self.agents_))
-            for idx, group in self._groups:
-                group.advise_into(ctx.x, scores, idx)
+            scores = group_advice(self, ctx.x, len(self.agents_))
             for i, agent in self._solo:
                 scores[i] = agent.score_one(ctx)
             values = scores.tolist()

@@ -9,10 +9,9 @@ import numpy as np
 from cbeal.core.agent import Agent, Context
 from cbeal.core.exceptions import ParameterError
 from cbeal.core.window import KERNELS, METRICS, DistanceWindow, RingBuffer, euclidean_into
+from cbeal.core.window_pack import advise_many, kernel_spec, pack
 
 __all__ = ["WindowAgent", "WindowGroup", "kernel_spec"]
-
-_KINDS: dict[type, int] = {}  # class -> kernel kind (-1: none)
 
 
 class WindowAgent(Agent):
@@ -109,35 +108,6 @@ class WindowAgent(Agent):
             stat[stale] = rows.max(axis=1) if is_max else rows.min(axis=1)
 
 
-def _kind(cls: Any) -> int:
-    """The compiled kernels' kind for agents of `cls`: 0 scores as LD, 1 as SPF, -1 when the
-    class changes the arithmetic (its own score or observation: then numpy runs it)."""
-    from cbeal.core.low_density import LowDensityAgent
-    from cbeal.core.space_filling import SpaceFillingAgent
-
-    same = cls._observe is WindowAgent._observe and cls.advise_given is WindowAgent.advise_given
-    if same and cls._score is LowDensityAgent._score and cls.lsf is LowDensityAgent.lsf:
-        return 0 if cls._extreme == "max" else -1
-    if same and cls._score is SpaceFillingAgent._score:
-        return 1 if cls._extreme == "min" else -1
-    return -1
-
-
-def kernel_spec(agent: WindowAgent) -> tuple[int, float, bool, bool, float] | None:
-    """What the compiled kernels need to know of `agent`: ``(kind, parameter, is-max,
-    exact, fill)``, or None when numpy must run it."""
-    cls = type(agent)
-    kind = _KINDS.get(cls)
-    if kind is None:
-        kind = _KINDS[cls] = _kind(cls)
-    if kind < 0:
-        return None
-    if kind == 0:  # LD's divisor L · δ_L, as its _score computes it
-        param = agent.window_size * agent.sparsity_fraction  # type: ignore[attr-defined]
-        return 0, float(param), True, bool(agent.exact_window), 0.0
-    return 1, 0.0, False, bool(agent.exact_window), np.inf
-
-
 class WindowGroup:
     """Window agents of one metric sharing a single distance computation per sample.
 
@@ -172,60 +142,15 @@ class WindowGroup:
         return {k: v for k, v in self.__dict__.items() if k not in ("_packed", "_synced")}
 
     def _pack(self, where: Any) -> tuple[Any, ...] | None:
-        """The compiled group kernel's arguments (:func:`cbeal.kernels.window.advise_group`),
-        or None if numpy must run.
+        """The compiled group kernel's arguments, or None if numpy must run
+        (:func:`cbeal.core.window_pack.pack`)."""
+        return pack(self, where)
 
-        The agents' distance matrices, statistics and members, and the slot maps, become
-        slices of four flat arrays (same values, each slice contiguous), so that the kernel
-        gets four arrays rather than four tuples; a table holds each agent's kind, counters,
-        flags and offsets, with `where` (the owner's fixed positions of the agents). Packed
-        once: again only when the sharing was broken (a copy of the model: the first
-        agent's arrays are then no slices) or the windows moved without the kernel (the
-        numpy path ran: the counters are read again)."""
-        packed = self.__dict__.get("_packed")
-        first = self.agents[0]
-        if packed is not None and first.stat_.base is packed[3]:
-            if self.__dict__.get("_synced") != self.count:
-                table = packed[0]
-                for k, a in enumerate(self.agents):
-                    table[k, 1], table[k, 2] = a.window_.size, a.window_.next
-            return packed
-        found = [kernel_spec(a) for a in self.agents]
-        specs = [spec for spec in found if spec is not None]
-        if len(specs) < len(found):
-            return None
-        caps = [a.window_.capacity for a in self.agents]
-        nf = self.buffer.points.shape[1]
-        table = np.zeros((len(caps), 10), dtype=np.int64)
-        reals = np.zeros((len(caps), 2))
-        dists = np.empty(sum(c * c for c in caps))
-        stats = np.empty(sum(caps))
-        points = np.empty(sum(caps) * nf)
-        maps = np.empty(sum(caps), dtype=np.int64)
-        at_d = at_s = 0
-        for k, (a, spec, cap) in enumerate(zip(self.agents, specs, caps, strict=True)):
-            w = a.window_
-            kind, param, is_max, exact, fill = spec
-            table[k] = (kind, w.size, w.next, is_max, exact, cap, at_d, at_s, at_s * nf, where[k])
-            reals[k] = (param, fill)
-            matrix = dists[at_d : at_d + cap * cap].reshape(cap, cap)
-            matrix[...] = w.dist
-            w.dist = matrix
-            members = points[at_s * nf : (at_s + cap) * nf].reshape(cap, nf)
-            members[...] = w.points
-            w.points = members
-            stat = stats[at_s : at_s + cap]
-            stat[...] = a.stat_
-            a.stat_ = stat
-            slot_map = maps[at_s : at_s + cap]
-            slot_map[...] = self.slot_maps[k]
-            self.slot_maps[k] = slot_map
-            at_d += cap * cap
-            at_s += cap
-        cap = self.buffer.capacity
-        packed = (table, reals, dists, stats, points, maps, np.empty(cap), np.empty((cap, nf)))
-        self.__dict__["_packed"] = packed
-        return packed
+    def advise_many(self, X: np.ndarray, out: np.ndarray, where: list[int]) -> bool:
+        """Advice of every agent of the group on each row of `X` into ``out[r, where]``,
+        by one compiled call; all windows slide by the rows. False (and nothing done) when
+        the compiled kernels cannot do it (:func:`cbeal.core.window_pack.advise_many`)."""
+        return advise_many(self, X, out, where)
 
     def advise_into(self, x: np.ndarray, out: np.ndarray, where: list[int]) -> None:
         """Advice of every agent of the group on `x` into ``out[where]``; all windows slide.

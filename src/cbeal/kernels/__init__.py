@@ -71,6 +71,7 @@ def use(name: str) -> str:
                 KERNELS["pace"] = pacer.decide
             KERNELS["agent"] = window.advise_agent
             KERNELS["group"] = window.advise_group
+            KERNELS["group_many"] = window.advise_group_many
             KERNELS["distribution"] = bandit.distribution
             KERNELS["weights"] = bandit.weights
             KERNELS["mix"] = bandit.mix

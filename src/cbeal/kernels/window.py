@@ -18,7 +18,7 @@ from numba import njit
 
 from cbeal.kernels.distances import euclidean_into
 
-__all__ = ["advise_agent", "advise_group"]
+__all__ = ["advise_agent", "advise_group", "advise_group_many"]
 
 LD, SPF = 0, 1
 
@@ -159,14 +159,70 @@ def advise_group(
     """
     if compute:
         euclidean_into(buffer, buffer_size, x, d_all)
-    n_agents = table.shape[0]
-    nf = x.shape[0]
+    d, hit = _scratch(table)
+    _advise(x, d_all, buffer_next, table, reals, dists, stats, points, slot_maps, out, d, hit)
+    buffer[buffer_next, :] = x
+
+
+@njit(cache=True, nogil=True)
+def advise_group_many(
+    X: np.ndarray,
+    d_all: np.ndarray,
+    buffer: np.ndarray,
+    buffer_size: int,
+    buffer_next: int,
+    table: np.ndarray,
+    reals: np.ndarray,
+    dists: np.ndarray,
+    stats: np.ndarray,
+    points: np.ndarray,
+    slot_maps: np.ndarray,
+    out: np.ndarray,
+) -> None:
+    """:func:`advise_group` on every row of `X` in turn (the distances computed here), the
+    advice on row r into ``out[r, table[k, OUT]]``: one call for a batch. The window
+    agents' advice depends on the stream's samples only, never on the decisions drawn in
+    between, so it is the advice of the rows one by one."""
+    d, hit = _scratch(table)
+    capacity = buffer.shape[0]
+    for r in range(X.shape[0]):
+        x = X[r]
+        euclidean_into(buffer, buffer_size, x, d_all)
+        _advise(
+            x, d_all, buffer_next, table, reals, dists, stats, points, slot_maps, out[r], d, hit
+        )
+        buffer[buffer_next, :] = x
+        buffer_size = buffer_size + 1 if buffer_size < capacity else buffer_size
+        buffer_next = buffer_next + 1 if buffer_next + 1 < capacity else 0
+
+
+@njit(cache=True, nogil=True)
+def _scratch(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Room for one agent's distances and stale flags, as long as the longest window."""
     cap_max = 0
-    for k in range(n_agents):
+    for k in range(table.shape[0]):
         cap_max = max(cap_max, table[k, CAP])
-    d = np.empty(cap_max)
-    hit = np.empty(cap_max, dtype=np.bool_)
-    for k in range(n_agents):
+    return np.empty(cap_max), np.empty(cap_max, dtype=np.bool_)
+
+
+@njit(cache=True, nogil=True)
+def _advise(
+    x: np.ndarray,
+    d_all: np.ndarray,
+    buffer_next: int,
+    table: np.ndarray,
+    reals: np.ndarray,
+    dists: np.ndarray,
+    stats: np.ndarray,
+    points: np.ndarray,
+    slot_maps: np.ndarray,
+    out: np.ndarray,
+    d: np.ndarray,
+    hit: np.ndarray,
+) -> None:
+    """Every agent's advice on `x` (distances `d_all` to the buffer) and its window's step."""
+    nf = x.shape[0]
+    for k in range(table.shape[0]):
         size, slot, cap = table[k, SIZE], table[k, NEXT], table[k, CAP]
         at_d, at_s, at_p = table[k, AT_DIST], table[k, AT_STAT], table[k, AT_POINTS]
         dist = dists[at_d : at_d + cap * cap].reshape((cap, cap))
@@ -181,4 +237,3 @@ def advise_group(
         slot_map[slot] = buffer_next
         table[k, SIZE] = size + 1 if size < cap else size
         table[k, NEXT] = slot + 1 if slot + 1 < cap else 0
-    buffer[buffer_next, :] = x
