@@ -254,7 +254,13 @@ class StreamLearner(Params):
             else:  # row by row: a regressor's batched spread can differ in the last bits
                 dist = self._learner.predict_dist  # type: ignore[attr-defined]
                 P = np.vstack([dist(Z[i : i + 1]) for i in range(Z.shape[0])])
-            return [self._decide(z, p) for z, p in zip(Z, P, strict=True)]
+            # the policy may compute ahead what the decisions do not change (the window
+            # agents' advice on all rows, in one compiled call)
+            self.policy_.prepare(Z)
+            try:
+                return [self._decide(z, p) for z, p in zip(Z, P, strict=True)]
+            finally:
+                self.policy_.prepare(None)
 
     def _features_one(self, x: Any, transformed: bool) -> np.ndarray:
         if not transformed:
