@@ -1,10 +1,15 @@
 """Compiled decision kernels (numba), behind the ``fast`` extra: ``pip install "cbeal[fast]"``.
 
 The decision core is numpy only; this package registers compiled versions of its hottest
-arithmetic (the window agents' scores and window updates) in the core's table
-:data:`cbeal.core.window.KERNELS`, which the core consults at every call. The advice is the
-same bit for bit — the numpy code is the reference, and the tests compare both over long
-seeded streams — so a model decides the same with or without numba; only faster.
+arithmetic (the window agents' distances, scores and window updates, one call per sample
+or per ``query_many`` batch; Exp4.P's weights and control chart; the quantile pacer's step)
+in the core's table :data:`cbeal.core.window.KERNELS`, which the core consults at every
+call. The advice is the same bit for bit — the numpy code is the reference, and the tests
+compare both over long seeded streams — so a model decides the same with or without
+numba; only faster. Two kernels sum in the order of a library numpy calls (einsum's
+distances, OpenBLAS's dot product); they are registered only where a check at registration
+finds that order on this machine (:mod:`cbeal.kernels.distances`,
+:mod:`cbeal.kernels.pacer`), and numpy computes those sums elsewhere.
 
 A stream model calls :func:`enable` once it has decided :data:`AFTER` samples (or is
 loaded past them): importing numba and loading the compiled code costs about 0.6 s of CPU
