@@ -184,12 +184,16 @@ class ScoreFusion(Policy):
         rule = self.rule_
         if type(rule).weights is not FusionWeights.weights:
             return rule.weights()
-        now = rule.weights_.tolist()
         kept = self.__dict__.get("_kept_weights")
+        source = rule.weights_
+        if kept is not None and type(rule) is EqualWeights and kept[2] is source:
+            return kept[1]  # equal weights never change (a new start makes a new array)
+        now = source.tolist()
         if kept is None or kept[0] != now:
-            w = np.array(rule.weights_, dtype=np.float64)
+            w = np.array(source, dtype=np.float64)
             w.setflags(write=False)
-            kept = self.__dict__["_kept_weights"] = (w.tolist(), w)
+            kept = (w.tolist(), w, source)
+        self.__dict__["_kept_weights"] = (kept[0], kept[1], source)
         return kept[1]
 
     def prepare(self, X: np.ndarray | None) -> None:
@@ -210,15 +214,12 @@ class ScoreFusion(Policy):
             raise ParameterError(f"members {bad} gave scores outside [0, 1]: {scores.tolist()}")
         w = self._weights()
         fused, threshold, ask = self.pacer_.decide(scores, w)
-        self.rule_.observe_one(scores)
+        rule = self.rule_
+        if type(rule).observe_one is not FusionWeights.observe_one:  # else nothing to track
+            rule.observe_one(scores)
         eps = float(self.epsilon)
-        return Proposal(
-            p_acquire=(1.0 - eps) * float(ask) + eps,
-            advice=scores,
-            weights=w,
-            score=fused,
-            threshold=threshold if math.isfinite(threshold) else None,
-        )
+        line = threshold if math.isfinite(threshold) else None
+        return Proposal((1.0 - eps) * float(ask) + eps, scores, w, fused, line)
 
     def on_decision(self, proposal: Proposal, acquired: bool) -> None:
         if acquired:

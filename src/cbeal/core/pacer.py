@@ -194,7 +194,8 @@ class QuantilePacer(Params):
         # weights while they stay the same), or equal as plain floats (np.array_equal's
         # exact test, NaN differing from itself, at a tenth of its cost)
         same = weights is self.__dict__.get("_fused_object")
-        if not (same and not weights.flags.writeable and weights.base is None):
+        own = same and weights.base is None and not weights.flags.writeable and weights.ndim == 1
+        if not own:
             now = weights.tolist()
             last = self.__dict__.get("_fused_list")
             if last is None and self.fused_weights_ is not None:  # loaded from an older file
@@ -209,15 +210,12 @@ class QuantilePacer(Params):
             fused = float(self.fused_[slot])
         else:
             kernel = KERNELS.get("pace")
-            m = weights.shape[0]
             if (
                 kernel is not None
-                and m <= 15
+                and weights.shape[0] <= 15
                 and scores.shape == weights.shape == window.shape[1:]
-                and scores.flags.c_contiguous
-                and weights.flags.c_contiguous
-                and scores.flags.aligned
-                and weights.flags.aligned
+                and _dense(scores)
+                and (own or _dense(weights))  # a 1-D array of its own is dense
             ):  # the same step compiled (cbeal.kernels.pacer); OpenBLAS's dot of ≤ 15 terms
                 hz = self.horizon
                 return kernel(
@@ -254,6 +252,12 @@ class QuantilePacer(Params):
     def acquired_one(self) -> None:
         """The model acquired the last sample (asked for by the pacer or not)."""
         self.n_acquired_ += 1
+
+
+def _dense(a: np.ndarray) -> bool:
+    """Contiguous and aligned: numpy's dot product then calls OpenBLAS on it directly."""
+    flags = a.flags
+    return bool(flags.c_contiguous and flags.aligned)
 
 
 def _quantile(values: np.ndarray, level: float) -> float:
