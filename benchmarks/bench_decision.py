@@ -197,9 +197,14 @@ def breakdown(work: Workload, preset: str) -> dict[str, float]:
     else:
         for name, agent in copy.deepcopy(policy.named_agents):
             out[f"member {name}: score_one"] = _cpu(agent.score_one, contexts)
-        pacer, weights = copy.deepcopy(policy.pacer_), policy.rule_.weights()
+        pacer, weights = copy.deepcopy(policy.pacer_), policy._weights()
         scores = [np.array([a.score_one(c) for _, a in policy.named_agents]) for c in contexts]
-        out["pacer: decide"] = _cpu(lambda sc: pacer.decide(sc, weights), scores)
+
+        def pace(sc: np.ndarray) -> None:
+            if pacer.decide(sc, weights)[2] and pacer.allowance >= 1.0:
+                pacer.acquired_one()  # as the model does (its budget allowing)
+
+        out["pacer: decide (and acquired_one when it asks)"] = _cpu(pace, scores)
     stub = copy.deepcopy(model)
     canned = Proposal(0.05, np.zeros(len(policy.agents_)), np.zeros(len(policy.agents_)))
     stub.policy_.propose = lambda ctx: canned

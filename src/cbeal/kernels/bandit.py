@@ -129,23 +129,23 @@ def _multiply(alpha: np.ndarray, e: np.ndarray) -> None:
 @njit(cache=True, nogil=True)
 def chart_step(
     alpha: np.ndarray,
-    z: np.ndarray,
-    mean: np.ndarray,
-    m2: np.ndarray,
-    ws: np.ndarray,
-    after: np.ndarray,
+    state: np.ndarray,
+    out: np.ndarray,
     flipped: np.ndarray,
     t: int,
     lam: float,
     mu: float,
     h: float,
-    paper: bool,
-    flip_all: bool,
-    reset: bool,
+    flags: int,
     gamma_t: float,
 ) -> float:
-    """``EWMAChart.step`` at step `t` (already counted): fills `ws`, `after` and `flipped`,
-    flips `alpha` in place; returns the next ``h``."""
+    """``EWMAChart.step`` at step `t` (already counted), the chart's ``z``, ``mean`` and
+    ``m2`` the rows of `state`: fills ``out`` (the weights before and after flipping) and
+    `flipped`, flips `alpha` in place; returns the next ``h``. `flags`: 1 for the paper's
+    limits, 2 to flip all, 4 to reset a flipped agent's ``z``."""
+    z, mean, m2 = state[0], state[1], state[2]
+    ws, after = out[0], out[1]
+    paper, flip_all, reset = flags & 1 != 0, flags & 2 != 0, flags & 4 != 0
     n = alpha.shape[0]
     total = _sum(alpha)
     for i in range(n):
