@@ -168,14 +168,15 @@ class ScoreFusion(Policy):
 
     def _plan(self, X0: np.ndarray) -> None:
         self._groups, self._solo = share_windows([a for _, a in self.agents_], X0)
+        self.__dict__.pop("_scorers", None)
 
     def weights_now(self) -> np.ndarray:
         """The members' current weights."""
         return self.rule_.weights()
 
     def _modelfile_state(self) -> dict[str, Any]:
-        """What a model file keeps: all but the cached weights object (rebuilt at once)."""
-        return {k: v for k, v in self.__dict__.items() if k != "_kept_weights"}
+        """What a model file keeps: all but the caches of the hot path (rebuilt at once)."""
+        return {k: v for k, v in self.__dict__.items() if k not in ("_kept_weights", "_scorers")}
 
     def _weights(self) -> np.ndarray:
         """The rule's current weights as a read-only array of their own, the same object
@@ -206,7 +207,10 @@ class ScoreFusion(Policy):
                 scores[i] = agent.score_one(ctx)
             values = scores.tolist()
         else:  # every member scores alone, in order: one array from the list
-            values = [agent.score_one(ctx) for _, agent in self._solo]
+            scorers = self.__dict__.get("_scorers")
+            if scorers is None:  # the members' bound methods, looked up once
+                scorers = self.__dict__["_scorers"] = [a.score_one for _, a in self._solo]
+            values = [score(ctx) for score in scorers]
             scores = np.array(values, dtype=np.float64)
         total = sum(values)  # plain floats: cheaper than numpy's reductions
         if not (min(values) >= 0.0 and max(values) <= 1.0 and total == total):  # NaN fails
