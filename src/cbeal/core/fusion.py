@@ -208,8 +208,12 @@ class ScoreFusion(Policy):
             values = scores.tolist()
         else:  # every member scores alone, in order: one array from the list
             scorers = self.__dict__.get("_scorers")
-            if scorers is None:  # the members' bound methods, looked up once
-                scorers = self.__dict__["_scorers"] = [a.score_one for _, a in self._solo]
+            if scorers is None:  # the members' bound methods, looked up once (score_one
+                # itself when overridden, else what it returns: advise_one, one call less)
+                scorers = self.__dict__["_scorers"] = [
+                    a.advise_one if type(a).score_one is Agent.score_one else a.score_one
+                    for _, a in self._solo
+                ]
             values = [score(ctx) for score in scorers]
             scores = np.array(values, dtype=np.float64)
         total = sum(values)  # plain floats: cheaper than numpy's reductions
