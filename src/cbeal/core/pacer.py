@@ -218,12 +218,17 @@ class QuantilePacer(Params):
                 and (own or _dense(weights))  # a 1-D array of its own is dense
             ):  # the same step compiled (cbeal.kernels.pacer); OpenBLAS's dot of ≤ 15 terms
                 hz = self.horizon
-                return kernel(
+                fused, level, threshold = kernel(
                     window, self.fused_, scores, weights, slot, size, seen, self.n_acquired_,
                     float(self.budget_fraction), float(self.head_start),
                     float(self.head_start_over), float(self.tolerance),
                     math.nan if hz is None else float(hz),
                 )  # fmt: skip
+                if level < 0.0:
+                    return fused, math.inf, False
+                if threshold != threshold:  # a NaN in the window: numpy's order statistics
+                    threshold = _quantile(self.fused_[:size], level)
+                return fused, threshold, fused >= threshold
             window[slot] = scores
             fused = float(scores @ weights)
             self.fused_[slot] = fused

@@ -62,17 +62,48 @@ def dot_matches_numpy() -> bool:
 
 
 @njit(cache=True, nogil=True)
+def _select(a: np.ndarray, k: int) -> float:
+    """The `k`-th smallest of `a` (rearranged in place: Hoare's selection), any order
+    statistic being exact: numpy's partition gives the same value."""
+    lo, hi = 0, a.shape[0] - 1
+    while lo < hi:
+        pivot = a[(lo + hi) // 2]
+        i, j = lo, hi
+        while i <= j:
+            while a[i] < pivot:
+                i += 1
+            while a[j] > pivot:
+                j -= 1
+            if i <= j:
+                a[i], a[j] = a[j], a[i]
+                i += 1
+                j -= 1
+        if k <= j:
+            hi = j
+        elif k >= i:
+            lo = i
+        else:
+            break
+    return a[k]
+
+
+@njit(cache=True, nogil=True)
 def _quantile(values: np.ndarray, level: float) -> float:
-    """``cbeal.core.pacer._quantile``: the same order statistics and interpolation."""
+    """``cbeal.core.pacer._quantile``: the same order statistics and interpolation; NaN when
+    a value is NaN (numpy's partition, which sorts NaN last, then decides). Hand-written
+    selection rather than numba's ``np.partition``, whose compilation alone took 8 s."""
     n = values.shape[0]
+    for i in range(n):
+        if values[i] != values[i]:
+            return math.nan
     virtual = (n - 1) * level
     if virtual >= n - 1:
         return values.max()
     lo = math.floor(virtual)
     gamma = virtual - lo
-    part = np.partition(values, lo)
-    a = part[lo]
-    b = part[lo + 1 :].min()
+    part = values.copy()
+    a = _select(part, lo)
+    b = part[lo + 1 :].min()  # the next order statistic: the smallest above the lo-th
     diff = b - a
     return b - diff * (1.0 - gamma) if gamma >= 0.5 else a + diff * gamma
 
@@ -92,10 +123,12 @@ def decide(
     over: float,
     tol: float,
     horizon: float,
-) -> tuple[float, float, bool]:
+) -> tuple[float, float, float]:
     """One step of ``QuantilePacer.decide`` with unchanged weights, after its counters
-    moved: `scores` into the window at `slot`, its fused score, and ``(fused score,
-    threshold, ask)``. `horizon` is NaN for none."""
+    moved: `scores` into the window at `slot`, its fused score; ``(fused score, level,
+    threshold)``, the level -1 when no label is due and the threshold NaN when a fused
+    score is NaN (the caller then takes numpy's quantile at that level). `horizon` is NaN
+    for none."""
     for j in range(scores.shape[0]):
         window[slot, j] = scores[j]
     f = dot(scores, weights)
@@ -105,9 +138,8 @@ def decide(
         head *= min(1.0, accrued / over)
     due = accrued + head - acquired - 1.0 + 1e-9
     if due < 0.0:
-        return f, math.inf, False
+        return f, -1.0, math.inf
     level = (1.0 - b) * max(0.0, 1.0 - due / tol)
     if not math.isnan(horizon):
         level *= min(1.0, max(0.0, b * (horizon - seen) / tol))
-    threshold = _quantile(fused[:size], level)
-    return f, threshold, f >= threshold
+    return f, level, _quantile(fused[:size], level)
