@@ -211,7 +211,8 @@ def main() -> None:
     for preset, found in parts.items():
         lines += [
             "",
-            f"## Where {preset}'s time goes under the compiled kernels (CPU per sample)",
+            f"## Where {preset}'s time goes under the compiled kernels (CPU per sample, one "
+            "run each: noisier than the table's medians)",
             "",
             "| part | CPU |",
             "|---|---:|",
