@@ -80,8 +80,8 @@ class EntropyAgent(Agent):
         p = ctx.proba
         pair = p.tolist() if p.shape[0] == 2 else None
         if pair is not None and pair[0] > 0.0 and pair[1] > 0.0:  # the hot path, two classes
-            terms = (p * np.log(p)).tolist()  # numpy's sum of two terms is their float sum
-            h = -(terms[0] + terms[1]) / _LOG2
+            logs = np.log(p).tolist()  # numpy's log; the products and their sum as floats
+            h = -(pair[0] * logs[0] + pair[1] * logs[1]) / _LOG2
         else:
             h = self._entropy(p[p > 0.0])
         advice = min(1.0, max(0.0, h)) ** self.discount_

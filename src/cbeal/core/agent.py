@@ -26,6 +26,14 @@ class Context:
     def __init__(self, x: np.ndarray, proba: np.ndarray) -> None:
         self.x = x
         self.proba = proba
+        if proba.shape[0] <= 8:  # a few classes: argmax's answer from plain floats, sooner
+            values = proba.tolist()
+            total = sum(values)
+            if total == total:  # no NaN (argmax stops at the first NaN; max would not)
+                top = max(values)  # the first of equal maxima, as argmax
+                self.y_index = values.index(top)
+                self.certainty = top
+                return
         self.y_index = int(proba.argmax())
         self.certainty = float(proba[self.y_index])
 

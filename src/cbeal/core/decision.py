@@ -113,8 +113,10 @@ class Decision:
         """A decision from every one of its fields, in half the constructor's time (the
         stream model's hot path; the generated ``__init__`` sets frozen fields one by one)."""
         d = object.__new__(cls)
-        d.__dict__.update(fields)
-        d.__post_init__()
+        object.__setattr__(d, "__dict__", fields)  # the call's own dict: no copy
+        fields["advice"].setflags(write=False)
+        fields["weights"].setflags(write=False)
+        fields["proba"].setflags(write=False)
         return d
 
     @property

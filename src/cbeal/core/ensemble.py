@@ -13,8 +13,9 @@ from cbeal.core.exceptions import ParameterError
 from cbeal.core.exp4p import Exp4P
 from cbeal.core.policy import Policy, Proposal
 from cbeal.core.window_agent import WindowAgent, WindowGroup
+from cbeal.core.window_pack import group_advice, prepare_ahead
 
-__all__ = ["AgentEnsemble", "name_agents"]
+__all__ = ["AgentEnsemble", "deciding", "name_agents"]
 
 
 def name_agents(agents: Sequence[Any]) -> list[tuple[str, Agent]]:
@@ -35,6 +36,21 @@ def name_agents(agents: Sequence[Any]) -> list[tuple[str, Agent]]:
     if len(set(names)) != len(names):
         raise ParameterError(f"agent names must be unique, got {names}")
     return named
+
+
+def deciding(policy: Any) -> list[tuple[int, Agent]]:
+    """The agents of `policy` that track the drawn decisions, by position (others inherit
+    a no-op ``decided_one``): calling only them saves a call per agent per sample. Kept
+    until the policy starts again."""
+    found = policy.__dict__.get("_deciders")
+    if found is None:
+        found = [
+            (i, a)
+            for i, (_, a) in enumerate(policy.named_agents)
+            if type(a).decided_one is not Agent.decided_one
+        ]
+        policy.__dict__["_deciders"] = found
+    return found
 
 
 class AgentEnsemble(Policy):
@@ -114,28 +130,17 @@ class AgentEnsemble(Policy):
         self._solo = [(i, a) for i, (_, a) in enumerate(self.agents_) if i not in grouped]
 
     def _deciding(self) -> list[tuple[int, Agent]]:
-        """The agents that track the drawn decisions (others inherit a no-op
-        ``decided_one``): calling only them saves a call per agent per sample."""
-        found = self.__dict__.get("_deciders")
-        if found is None:
-            found = [
-                (i, a)
-                for i, (_, a) in enumerate(self.agents_)
-                if type(a).decided_one is not Agent.decided_one
-            ]
-            self.__dict__["_deciders"] = found
-        return found
+        return deciding(self)
+
+    def prepare(self, X: np.ndarray | None) -> None:
+        prepare_ahead(self, X, len(self.agents_))
 
     def propose(self, ctx: Context) -> Proposal:
-        advice = np.empty(len(self.agents_))
-        for idx, group in self._groups:
-            group.advise_into(ctx.x, advice, idx)
+        advice = group_advice(self, ctx.x, len(self.agents_))
         for i, agent in self._solo:
             advice[i] = agent.advise_one(ctx)
-        p = self.solver_.distribution(advice)
-        eps = float(self.epsilon)
-        p = (1.0 - eps) * p + eps
-        return Proposal(p_acquire=p, advice=advice, weights=self.solver_.weights())
+        p, w = self.solver_.mix(advice, float(self.epsilon))
+        return Proposal(p_acquire=p, advice=advice, weights=w)
 
     def on_decision(self, proposal: Proposal, acquired: bool) -> None:
         self.solver_.update_decision(proposal.advice, proposal.p_acquire)

@@ -130,18 +130,27 @@ class EWMAChart:
 
     def _compiled(self, kernel: Any, alpha: np.ndarray) -> tuple[ChartStep, Any]:
         """:meth:`step` by the compiled kernel (:mod:`cbeal.kernels`): the same arithmetic;
-        the chart's state becomes float arrays, `alpha` is flipped in place."""
-        if type(self.z) is not np.ndarray:
-            self.z, self.mean, self.m2 = (
-                np.array(v, dtype=np.float64) for v in (self.z, self.mean, self.m2)
+        the chart's state becomes the rows of one float array (``z``, ``mean`` and ``m2``
+        stay attributes, as views), `alpha` is flipped in place."""
+        packed = self.__dict__.get("_packed")
+        if packed is None or type(self.z) is not np.ndarray or self.z.base is not packed[0]:
+            state = np.array([self.z, self.mean, self.m2], dtype=np.float64)
+            self.z, self.mean, self.m2 = state[0], state[1], state[2]
+            flags = (
+                (self.limits == "paper")
+                | (self.flip_scope == "all") << 1
+                | bool(self.reset_after_flip) << 2
             )
-        n = alpha.shape[0]
-        ws, after, flipped = np.empty(n), np.empty(n), np.empty(n, dtype=bool)
+            packed = self.__dict__["_packed"] = (state, flags)
+        out = np.empty((2, alpha.shape[0]))
+        flipped = np.empty(alpha.shape[0], dtype=bool)
         self.t += 1
         gamma_t = self.t / self.horizon if self.gamma is None else float(self.gamma)
         self.h = kernel(
-            alpha, self.z, self.mean, self.m2, ws, after, flipped, self.t, self.lam, self.mu,
-            self.h, self.limits == "paper", self.flip_scope == "all", self.reset_after_flip,
-            gamma_t,
-        )  # fmt: skip
-        return ChartStep(ws, after, flipped), alpha
+            alpha, packed[0], out, flipped, self.t, self.lam, self.mu, self.h, packed[1], gamma_t
+        )
+        return ChartStep(out[0], out[1], flipped), alpha
+
+    def _modelfile_state(self) -> dict[str, Any]:
+        """What a model file keeps: all but the compiled kernel's packed state."""
+        return {k: v for k, v in self.__dict__.items() if k != "_packed"}

@@ -183,6 +183,16 @@ class Exp4P(Params):
         mix = sum(a * x for a, x in zip(alpha, advice.tolist(), strict=True)) / sum(alpha)
         return (1.0 - K_ARMS * self.p_min_) * mix + self.p_min_
 
+    def mix(self, advice: np.ndarray, epsilon: float) -> tuple[float, np.ndarray]:
+        """``(1 − ε) · distribution(advice) + ε`` and the :meth:`weights`, at once (one
+        compiled call when the kernels are registered)."""
+        kernel = KERNELS.get("mix")
+        if kernel is None:
+            p = self.distribution(advice)
+            return (1.0 - epsilon) * p + epsilon, self.weights()
+        w = np.empty(self.n_agents_)
+        return float(kernel(self._array(), advice, self.p_min_, epsilon, w)), w
+
     def update_decision(self, advice: np.ndarray, p_acquire: float) -> None:
         """Apply the ``v̂`` factor with the propensities ``[p_acquire, 1 − p_acquire]`` used."""
         k = self.step_ * self.bonus_
@@ -196,6 +206,10 @@ class Exp4P(Params):
     def update_reward(self, advice: np.ndarray, p_acquire: float, reward: float) -> None:
         """Apply the ``ĝ`` factor for reward `reward` of the acquire arm drawn with `p_acquire`."""
         if reward == 0.0:
+            return
+        kernel = KERNELS.get("update_reward")
+        if kernel is not None:
+            kernel(self._array(), advice, self.step_, float(reward), float(p_acquire))
             return
         k = self.step_ * reward / p_acquire
         xs = advice.tolist()

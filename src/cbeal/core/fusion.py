@@ -16,12 +16,13 @@ from typing import Any
 import numpy as np
 
 from cbeal.core.agent import Agent, Context
-from cbeal.core.ensemble import name_agents
+from cbeal.core.ensemble import deciding, name_agents
 from cbeal.core.exceptions import ParameterError
 from cbeal.core.fusion_weights import EqualWeights, FusionWeights
 from cbeal.core.pacer import QuantilePacer
 from cbeal.core.policy import Policy, Proposal
 from cbeal.core.window_agent import WindowAgent, WindowGroup
+from cbeal.core.window_pack import group_advice, prepare_ahead
 
 __all__ = ["ScoreFusion", "share_windows"]
 
@@ -143,8 +144,10 @@ class ScoreFusion(Policy):
                 f"EvidenceWeights(), got {type(rule).__name__}"
             )
         self.agents_ = [(n, a.clone().fit(X0, rng, y0)) for n, a in name_agents(self.agents)]
+        self.__dict__.pop("_deciders", None)
         m = len(self.agents_)
         self.rule_ = rule.clone().start(m)
+        self.__dict__.pop("_kept_weights", None)
         horizon = self.horizon
         if isinstance(horizon, str):
             if horizon != "auto":
@@ -165,37 +168,73 @@ class ScoreFusion(Policy):
 
     def _plan(self, X0: np.ndarray) -> None:
         self._groups, self._solo = share_windows([a for _, a in self.agents_], X0)
+        self.__dict__.pop("_scorers", None)
 
     def weights_now(self) -> np.ndarray:
         """The members' current weights."""
         return self.rule_.weights()
 
+    def _modelfile_state(self) -> dict[str, Any]:
+        """What a model file keeps: all but the caches of the hot path (rebuilt at once)."""
+        return {k: v for k, v in self.__dict__.items() if k not in ("_kept_weights", "_scorers")}
+
+    def _weights(self) -> np.ndarray:
+        """The rule's current weights as a read-only array of their own, the same object
+        while they stay the same (decisions share it; the pacer then knows at once that
+        they did not change). A rule with its own ``weights()`` is asked every time."""
+        rule = self.rule_
+        if type(rule).weights is not FusionWeights.weights:
+            return rule.weights()
+        kept = self.__dict__.get("_kept_weights")
+        source = rule.weights_
+        if kept is not None and type(rule) is EqualWeights and kept[2] is source:
+            return kept[1]  # equal weights never change (a new start makes a new array)
+        now = source.tolist()
+        if kept is None or kept[0] != now:
+            w = np.array(source, dtype=np.float64)
+            w.setflags(write=False)
+            kept = (w.tolist(), w, source)
+        self.__dict__["_kept_weights"] = (kept[0], kept[1], source)
+        return kept[1]
+
+    def prepare(self, X: np.ndarray | None) -> None:
+        prepare_ahead(self, X, len(self.agents_))
+
     def propose(self, ctx: Context) -> Proposal:
-        scores = np.empty(len(self.agents_))
-        for idx, group in self._groups:
-            scores[idx] = group.advise(ctx.x)
-        for i, agent in self._solo:
-            scores[i] = agent.score_one(ctx)
-        if not (scores.min() >= 0.0 and scores.max() <= 1.0):  # NaN fails too
+        if self._groups:
+            scores = group_advice(self, ctx.x, len(self.agents_))
+            for i, agent in self._solo:
+                scores[i] = agent.score_one(ctx)
+            values = scores.tolist()
+        else:  # every member scores alone, in order: one array from the list
+            scorers = self.__dict__.get("_scorers")
+            if scorers is None:  # the members' bound methods, looked up once (score_one
+                # itself when overridden, else what it returns: advise_one, one call less)
+                scorers = self.__dict__["_scorers"] = [
+                    a.advise_one if type(a).score_one is Agent.score_one else a.score_one
+                    for _, a in self._solo
+                ]
+            values = [score(ctx) for score in scorers]
+            scores = np.array(values, dtype=np.float64)
+        total = sum(values)  # plain floats: cheaper than numpy's reductions
+        if not (min(values) >= 0.0 and max(values) <= 1.0 and total == total):  # NaN fails
             bad = [n for (n, _), s in zip(self.agents_, scores, strict=True) if not 0 <= s <= 1]
             raise ParameterError(f"members {bad} gave scores outside [0, 1]: {scores.tolist()}")
-        w = self.rule_.weights()
+        w = self._weights()
         fused, threshold, ask = self.pacer_.decide(scores, w)
-        self.rule_.observe_one(scores)
+        rule = self.rule_
+        if type(rule).observe_one is not FusionWeights.observe_one:  # else nothing to track
+            rule.observe_one(scores)
         eps = float(self.epsilon)
-        return Proposal(
-            p_acquire=(1.0 - eps) * float(ask) + eps,
-            advice=scores,
-            weights=w,
-            score=fused,
-            threshold=threshold if math.isfinite(threshold) else None,
-        )
+        line = threshold if math.isfinite(threshold) else None
+        return Proposal((1.0 - eps) * float(ask) + eps, scores, w, fused, line)
 
     def on_decision(self, proposal: Proposal, acquired: bool) -> None:
         if acquired:
             self.pacer_.acquired_one()
-        for (_, agent), s in zip(self.agents_, proposal.advice, strict=True):
-            agent.decided_one(float(s), acquired)
+        advice = proposal.advice
+        for i, agent in deciding(self):
+            agent.decided_one(float(advice[i]), acquired)
 
     def on_label(
         self, proposal: Proposal, reward: float, penalty: float, x: np.ndarray, y_index: int

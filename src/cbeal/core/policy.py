@@ -75,6 +75,11 @@ class Policy(Params, ABC):
     def propose(self, ctx: Context) -> Proposal:
         """Observe the sample of `ctx` and return the acquisition probability."""
 
+    def prepare(self, X: np.ndarray | None) -> None:
+        """The next ``len(X)`` proposals are for the rows of `X`, in order (a batch of
+        ``query_many``); a policy may compute ahead what does not depend on the decisions.
+        None ends the batch (also when it failed part way). Default: nothing."""
+
     def on_decision(self, proposal: Proposal, acquired: bool) -> None:
         """A decision was drawn from `proposal`; `acquired` tells which arm."""
 

@@ -9,10 +9,9 @@ import numpy as np
 from cbeal.core.agent import Agent, Context
 from cbeal.core.exceptions import ParameterError
 from cbeal.core.window import KERNELS, METRICS, DistanceWindow, RingBuffer, euclidean_into
+from cbeal.core.window_pack import advise_many, kernel_spec, pack
 
 __all__ = ["WindowAgent", "WindowGroup", "kernel_spec"]
-
-_KINDS: dict[type, int] = {}  # class -> kernel kind (-1: none)
 
 
 class WindowAgent(Agent):
@@ -109,35 +108,6 @@ class WindowAgent(Agent):
             stat[stale] = rows.max(axis=1) if is_max else rows.min(axis=1)
 
 
-def _kind(cls: Any) -> int:
-    """The compiled kernels' kind for agents of `cls`: 0 scores as LD, 1 as SPF, -1 when the
-    class changes the arithmetic (its own score or observation: then numpy runs it)."""
-    from cbeal.core.low_density import LowDensityAgent
-    from cbeal.core.space_filling import SpaceFillingAgent
-
-    same = cls._observe is WindowAgent._observe and cls.advise_given is WindowAgent.advise_given
-    if same and cls._score is LowDensityAgent._score and cls.lsf is LowDensityAgent.lsf:
-        return 0 if cls._extreme == "max" else -1
-    if same and cls._score is SpaceFillingAgent._score:
-        return 1 if cls._extreme == "min" else -1
-    return -1
-
-
-def kernel_spec(agent: WindowAgent) -> tuple[int, float, bool, bool, float] | None:
-    """What the compiled kernels need to know of `agent`: ``(kind, parameter, is-max,
-    exact, fill)``, or None when numpy must run it."""
-    cls = type(agent)
-    kind = _KINDS.get(cls)
-    if kind is None:
-        kind = _KINDS[cls] = _kind(cls)
-    if kind < 0:
-        return None
-    if kind == 0:  # LD's divisor L · δ_L, as its _score computes it
-        param = agent.window_size * agent.sparsity_fraction  # type: ignore[attr-defined]
-        return 0, float(param), True, bool(agent.exact_window), 0.0
-    return 1, 0.0, False, bool(agent.exact_window), np.inf
-
-
 class WindowGroup:
     """Window agents of one metric sharing a single distance computation per sample.
 
@@ -169,77 +139,52 @@ class WindowGroup:
 
     def _modelfile_state(self) -> dict[str, Any]:
         """What a model file keeps: everything but the compiled kernels' packed arguments."""
-        return {k: v for k, v in self.__dict__.items() if k not in ("_packed", "_scratch")}
+        return {k: v for k, v in self.__dict__.items() if k not in ("_packed", "_synced")}
 
     def _pack(self, where: Any) -> tuple[Any, ...] | None:
-        """The compiled group kernel's arguments that stay the same from sample to sample
-        (the arrays are the agents' own, updated in place, and `where` the owner's fixed
-        positions of the agents), or None if numpy must run."""
-        packed = self.__dict__.get("_packed")
-        first = self.agents[0]
-        if packed is not None and packed[4][0] is first.window_.dist:
-            return packed
-        found = [kernel_spec(a) for a in self.agents]
-        specs = [spec for spec in found if spec is not None]
-        if len(specs) < len(found):
-            return None
-        kinds = np.array([spec[0] for spec in specs], dtype=np.int64)
-        params = np.array([spec[1] for spec in specs], dtype=np.float64)
-        fills = np.array([spec[4] for spec in specs], dtype=np.float64)
-        state = np.zeros((len(specs), 4), dtype=np.int64)
-        state[:, 2] = [spec[2] for spec in specs]
-        state[:, 3] = [spec[3] for spec in specs]
-        packed = (
-            kinds, params, state, fills,
-            tuple(a.window_.dist for a in self.agents),
-            tuple(a.stat_ for a in self.agents),
-            tuple(a.window_.points for a in self.agents),
-            tuple(self.slot_maps),
-            np.asarray(where, dtype=np.int64),
-        )  # fmt: skip
-        self.__dict__["_packed"] = packed
-        return packed
+        """The compiled group kernel's arguments, or None if numpy must run
+        (:func:`cbeal.core.window_pack.pack`)."""
+        return pack(self, where)
+
+    def advise_many(self, X: np.ndarray, out: np.ndarray, where: list[int]) -> bool:
+        """Advice of every agent of the group on each row of `X` into ``out[r, where]``,
+        by one compiled call; all windows slide by the rows. False (and nothing done) when
+        the compiled kernels cannot do it (:func:`cbeal.core.window_pack.advise_many`)."""
+        return advise_many(self, X, out, where)
 
     def advise_into(self, x: np.ndarray, out: np.ndarray, where: list[int]) -> None:
         """Advice of every agent of the group on `x` into ``out[where]``; all windows slide.
 
         With the compiled kernels registered (:data:`~cbeal.core.window.KERNELS`) one call
-        does the work of :meth:`advise` after numpy's distances; the advice is the same.
+        does the work of :meth:`advise` (with the distances, when the compiled ones are
+        numpy's on this machine); the advice is the same.
         """
         kernel = KERNELS.get("group")
         packed = None if kernel is None else self._pack(where)
         if kernel is None or packed is None:
             out[where] = self.advise(x)
             return
-        kinds, params, state, fills, dists, stats, points, slot_maps, at = packed
+        table, reals, dists, stats, points, maps, d_all, diff = packed
         buf = self.buffer
-        if self.metric == "euclidean":
-            scratch = self.__dict__.get("_scratch")
-            if scratch is None or scratch[0].shape != buf.points.shape:
-                scratch = self.__dict__["_scratch"] = (
-                    np.empty_like(buf.points),
-                    np.empty(buf.capacity),
-                )
-            n = buf.size
-            d_all = scratch[1][:n]
-            euclidean_into(buf.points[:n], x, scratch[0][:n], d_all)
+        n = buf.size
+        compute = self.metric == "euclidean" and "euclidean" in KERNELS
+        if compute:  # the kernel computes them
+            pass
+        elif self.metric == "euclidean":
+            euclidean_into(buf.points[:n], x, diff[:n], d_all[:n])
         else:
-            d_all = METRICS[self.metric](buf.points[: buf.size], x)
-        windows = [a.window_ for a in self.agents]
-        for k, w in enumerate(windows):
-            state[k, 0] = w.size
-            state[k, 1] = w.next
-        kernel(
-            x, d_all, buf.points, buf.next, kinds, params, state, fills, dists, stats, points,
-            slot_maps, out, at,
-        )  # fmt: skip
-        for w in windows:
+            d_all[:n] = METRICS[self.metric](buf.points[:n], x)
+        kernel(x, d_all, compute, buf.points, n, buf.next, table, reals, dists, stats, points,
+               maps, out)  # fmt: skip
+        for a in self.agents:
+            w = a.window_
             size, slot = w.size, w.next
             w.size = size + 1 if size < w.capacity else size
             w.next = slot + 1 if slot + 1 < w.capacity else 0
-        buf.size = buf.size + 1 if buf.size < buf.capacity else buf.size
+        buf.size = n + 1 if n < buf.capacity else n
         buf.next = buf.next + 1 if buf.next + 1 < buf.capacity else 0
         self.count += 1
+        self.__dict__["_synced"] = self.count
 
     def advise(self, x: np.ndarray) -> list[float]:
         """Advice of every agent of the group on `x`; all windows slide."""

@@ -1,10 +1,15 @@
 """Compiled decision kernels (numba), behind the ``fast`` extra: ``pip install "cbeal[fast]"``.
 
 The decision core is numpy only; this package registers compiled versions of its hottest
-arithmetic (the window agents' scores and window updates) in the core's table
-:data:`cbeal.core.window.KERNELS`, which the core consults at every call. The advice is the
-same bit for bit — the numpy code is the reference, and the tests compare both over long
-seeded streams — so a model decides the same with or without numba; only faster.
+arithmetic (the window agents' distances, scores and window updates, one call per sample
+or per ``query_many`` batch; Exp4.P's weights and control chart; the quantile pacer's step)
+in the core's table :data:`cbeal.core.window.KERNELS`, which the core consults at every
+call. The advice is the same bit for bit — the numpy code is the reference, and the tests
+compare both over long seeded streams — so a model decides the same with or without
+numba; only faster. Two kernels sum in the order of a library numpy calls (einsum's
+distances, OpenBLAS's dot product); they are registered only where a check at registration
+finds that order on this machine (:mod:`cbeal.kernels.distances`,
+:mod:`cbeal.kernels.pacer`), and numpy computes those sums elsewhere.
 
 A stream model calls :func:`enable` once it has decided :data:`AFTER` samples (or is
 loaded past them): importing numba and loading the compiled code costs about 0.6 s of CPU
@@ -40,6 +45,7 @@ ENV = "CBEAL_KERNELS"
 
 _LOCK = threading.Lock()
 _DONE = [False]  # enable() ran
+_MATCHES: list[bool] = []  # the compiled distances, dot product are numpy's here (checked once)
 
 
 def available() -> bool:
@@ -60,13 +66,22 @@ def use(name: str) -> str:
         _DONE[0] = True
         KERNELS.clear()
         if name == "numba" and available():
-            from cbeal.kernels import bandit, window
+            from cbeal.kernels import bandit, distances, pacer, window
 
+            if not _MATCHES:  # once per process: are numpy's orders of summation ours?
+                _MATCHES.extend((distances.matches_numpy(), pacer.dot_matches_numpy()))
+            if _MATCHES[0]:
+                KERNELS["euclidean"] = distances.euclidean_into
+            if _MATCHES[1]:
+                KERNELS["pace"] = pacer.decide
             KERNELS["agent"] = window.advise_agent
             KERNELS["group"] = window.advise_group
+            KERNELS["group_many"] = window.advise_group_many
             KERNELS["distribution"] = bandit.distribution
             KERNELS["weights"] = bandit.weights
+            KERNELS["mix"] = bandit.mix
             KERNELS["update_decision"] = bandit.update_decision
+            KERNELS["update_reward"] = bandit.update_reward
             KERNELS["chart_step"] = bandit.chart_step
     return active()
 

@@ -10,7 +10,7 @@ import math
 import numpy as np
 from numba import njit
 
-__all__ = ["chart_step", "distribution", "update_decision", "weights"]
+__all__ = ["chart_step", "distribution", "mix", "update_decision", "update_reward", "weights"]
 
 _MAX_EXP = 700.0
 _FLOOR = 1e-300  # Exp4P's smallest weight
@@ -35,6 +35,20 @@ def distribution(alpha: np.ndarray, advice: np.ndarray, p_min: float) -> float:
 
 
 @njit(cache=True, nogil=True)
+def mix(alpha: np.ndarray, advice: np.ndarray, p_min: float, eps: float, out: np.ndarray) -> float:
+    """``Exp4P.distribution`` then the ensemble's ε share, and ``Exp4P.weights`` into
+    `out`: one call per sample for both."""
+    total = _sum(alpha)
+    mixed = 0.0
+    for i in range(alpha.shape[0]):
+        mixed += alpha[i] * advice[i]
+        out[i] = alpha[i] / total
+    mixed = mixed / total
+    p = (1.0 - 2.0 * p_min) * mixed + p_min
+    return (1.0 - eps) * p + eps
+
+
+@njit(cache=True, nogil=True)
 def weights(alpha: np.ndarray) -> np.ndarray:
     """``Exp4P.weights``: the standardized weights."""
     total = _sum(alpha)
@@ -46,15 +60,41 @@ def weights(alpha: np.ndarray) -> np.ndarray:
 
 @njit(cache=True, nogil=True)
 def update_decision(alpha: np.ndarray, advice: np.ndarray, p1: float, k: float) -> None:
-    """``Exp4P.update_decision`` with ``k = step · bonus``: alpha updated in place
-    (``Exp4P._multiply`` and ``Exp4P._keep_finite``)."""
+    """``Exp4P.update_decision`` with ``k = step · bonus``: alpha updated in place."""
     n = alpha.shape[0]
     p2 = 1.0 - p1
     e = np.empty(n)
-    inside = True
     for i in range(n):
         x = advice[i]
         e[i] = k * (x / p1 + (1.0 - x) / p2)
+    _multiply(alpha, e)
+
+
+@njit(cache=True, nogil=True)
+def update_reward(
+    alpha: np.ndarray, advice: np.ndarray, step: float, reward: float, p1: float
+) -> None:
+    """``Exp4P.update_reward`` (a reward other than 0): alpha updated in place."""
+    n = alpha.shape[0]
+    k = step * reward / p1
+    e = np.empty(n)
+    inside = True
+    for i in range(n):
+        e[i] = k * advice[i]
+        inside = inside and -_MAX_EXP < e[i] < _MAX_EXP
+    if not inside:  # a huge reward: this order of multiplication never gives inf · 0 = NaN
+        scale = step / p1
+        for i in range(n):
+            e[i] = (scale * advice[i]) * reward
+    _multiply(alpha, e)
+
+
+@njit(cache=True, nogil=True)
+def _multiply(alpha: np.ndarray, e: np.ndarray) -> None:
+    """``Exp4P._multiply`` and ``Exp4P._keep_finite``: ``α_i ← α_i · exp(e_i)`` in place."""
+    n = alpha.shape[0]
+    inside = True
+    for i in range(n):
         inside = inside and -_MAX_EXP < e[i] < _MAX_EXP
     done = False
     if inside:
@@ -89,23 +129,23 @@ def update_decision(alpha: np.ndarray, advice: np.ndarray, p1: float, k: float) 
 @njit(cache=True, nogil=True)
 def chart_step(
     alpha: np.ndarray,
-    z: np.ndarray,
-    mean: np.ndarray,
-    m2: np.ndarray,
-    ws: np.ndarray,
-    after: np.ndarray,
+    state: np.ndarray,
+    out: np.ndarray,
     flipped: np.ndarray,
     t: int,
     lam: float,
     mu: float,
     h: float,
-    paper: bool,
-    flip_all: bool,
-    reset: bool,
+    flags: int,
     gamma_t: float,
 ) -> float:
-    """``EWMAChart.step`` at step `t` (already counted): fills `ws`, `after` and `flipped`,
-    flips `alpha` in place; returns the next ``h``."""
+    """``EWMAChart.step`` at step `t` (already counted), the chart's ``z``, ``mean`` and
+    ``m2`` the rows of `state`: fills ``out`` (the weights before and after flipping) and
+    `flipped`, flips `alpha` in place; returns the next ``h``. `flags`: 1 for the paper's
+    limits, 2 to flip all, 4 to reset a flipped agent's ``z``."""
+    z, mean, m2 = state[0], state[1], state[2]
+    ws, after = out[0], out[1]
+    paper, flip_all, reset = flags & 1 != 0, flags & 2 != 0, flags & 4 != 0
     n = alpha.shape[0]
     total = _sum(alpha)
     for i in range(n):

@@ -24,6 +24,8 @@ from cbeal.core.validation import check_features, check_sample
 
 __all__ = ["Inputs", "names_of"]
 
+_FLOAT64 = np.dtype(np.float64)  # a native float vector's dtype is this very object
+
 # Missing values without a preprocessor: say where an imputer has to go.
 _IMPUTE = (
     " To impute them inside the model, give it a `preprocessor`, e.g. "
@@ -116,11 +118,11 @@ class Inputs:
         if (
             type(x) is np.ndarray
             and self.transform is None
-            and x.dtype == np.float64
+            and x.dtype is _FLOAT64
             and x.shape == (self.n_features,)
-        ):  # the hot path: a finite float vector (x·x is finite only then) needs no more checks
-            z = x.copy()
-            if math.isfinite(z @ z):
+        ):  # the hot path: a finite float vector needs no more checks; its sum is finite only
+            z = x.copy()  # if it is (or overflows, then the full check below decides)
+            if math.isfinite(sum(z.tolist()) if z.shape[0] <= 64 else z @ z):
                 return z
         if isinstance(x, dict):
             x = self._table([self._dict_row(x)])

@@ -65,6 +65,7 @@ _NOTHING = object()
 _GUARD = threading.Lock()  # creates each model's own lock exactly once
 _PREFIX = re.compile(r"^[A-Za-z0-9_.][A-Za-z0-9_.-]{0,99}$")
 _LIVE = frozenset({"refit_every", "reward", "penalty"})  # parameters read at every step
+_FLOAT64 = np.dtype(np.float64)
 
 
 @dataclass(frozen=True)
@@ -232,8 +233,9 @@ class StreamLearner(Params):
         already in the model's feature space (the output of :meth:`transform`).
         """
         with self._mutex:
-            self._check_fitted()
-            z = self._features_one(x, transformed)
+            if "policy_" not in self.__dict__:
+                self._check_fitted()
+            z = self.inputs_.row(x) if not transformed else self._features_one(x, True)
             p = None if proba is None else self._check_proba(proba)
             return self._decide(z, p)
 
@@ -254,7 +256,13 @@ class StreamLearner(Params):
             else:  # row by row: a regressor's batched spread can differ in the last bits
                 dist = self._learner.predict_dist  # type: ignore[attr-defined]
                 P = np.vstack([dist(Z[i : i + 1]) for i in range(Z.shape[0])])
-            return [self._decide(z, p) for z, p in zip(Z, P, strict=True)]
+            # the policy may compute ahead what the decisions do not change (the window
+            # agents' advice on all rows, in one compiled call)
+            self.policy_.prepare(Z)
+            try:
+                return [self._decide(z, p) for z, p in zip(Z, P, strict=True)]
+            finally:
+                self.policy_.prepare(None)
 
     def _features_one(self, x: Any, transformed: bool) -> np.ndarray:
         if not transformed:
@@ -267,8 +275,9 @@ class StreamLearner(Params):
                 "proba gives a classifier's class probabilities; this model's learner is a "
                 "regressor: call query_one(x) without it"
             )
-        p = np.asarray(proba, dtype=np.float64)
-        k = self.classes_.shape[0]
+        plain = type(proba) is np.ndarray and proba.dtype is _FLOAT64  # asarray's answer
+        p = proba if plain else np.asarray(proba, dtype=np.float64)
+        k = len(self._plain_classes)
         values = p.tolist() if p.shape == (k,) else [math.nan]
         # plain floats: cheaper than numpy reductions on a handful of values; NaN and inf fail
         if not (min(values) >= 0.0 and abs(sum(values) - 1.0) <= 1e-6):
@@ -299,13 +308,16 @@ class StreamLearner(Params):
         t = self.t_
         seen = t + 1
         budget = self.budget_
-        if budget.allows(seen):
+        # Budget.allows is left >= 1: one call of left serves both, unless a label is spent
+        left = budget.left(seen) if type(budget).allows is Budget.allows else None
+        if budget.allows(seen) if left is None else left >= 1:
             p, reason = prop.p_acquire, "drawn"
             acquire = bool(self._rng.random() < p)
             self.policy_.on_decision(prop, acquire)
             self._step_open = True
             if acquire:
                 budget.spend(seen)
+                left = None
         else:
             acquire, p, reason = False, 0.0, budget.reason
         self.t_ = seen
@@ -322,7 +334,7 @@ class StreamLearner(Params):
             proba=ctx.proba,
             classes=self._plain_classes,
             certainty=ctx.certainty,
-            budget_left=budget.left(seen),
+            budget_left=budget.left(seen) if left is None else left,
             reason=reason,
             learner_version=learner.version,
             model_token=self.model_token_,
