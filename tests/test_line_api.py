@@ -203,6 +203,12 @@ def test_query_one_with_given_probabilities(stream: SimulatedStream) -> None:
         assert a.query_one(x).acquire == b.query_one(x, proba=p).acquire
     with pytest.raises(InvalidInputError, match="probabilities summing to 1"):
         b.query_one(stream.X_stream[41], proba=[0.3, 0.3])
+    # the decision keeps its own read-only copy: the caller's array stays writeable
+    p = P[0].copy()
+    d = b.query_one(stream.X_stream[42], proba=p)
+    p[:] = 0.5
+    assert p.flags.writeable and not d.proba.flags.writeable
+    assert not np.shares_memory(p, d.proba)
 
 
 def test_refit_is_public_and_manual_refits_wait(stream: SimulatedStream) -> None:

@@ -65,7 +65,6 @@ _NOTHING = object()
 _GUARD = threading.Lock()  # creates each model's own lock exactly once
 _PREFIX = re.compile(r"^[A-Za-z0-9_.][A-Za-z0-9_.-]{0,99}$")
 _LIVE = frozenset({"refit_every", "reward", "penalty"})  # parameters read at every step
-_FLOAT64 = np.dtype(np.float64)
 
 
 @dataclass(frozen=True)
@@ -275,8 +274,8 @@ class StreamLearner(Params):
                 "proba gives a classifier's class probabilities; this model's learner is a "
                 "regressor: call query_one(x) without it"
             )
-        plain = type(proba) is np.ndarray and proba.dtype is _FLOAT64  # asarray's answer
-        p = proba if plain else np.asarray(proba, dtype=np.float64)
+        # always a copy: the decision marks its proba read-only, never the caller's array
+        p = np.array(proba, dtype=np.float64)
         k = len(self._plain_classes)
         values = p.tolist() if p.shape == (k,) else [math.nan]
         # plain floats: cheaper than numpy reductions on a handful of values; NaN and inf fail
