@@ -139,6 +139,8 @@ def write_round4_report(
     from cbeal.experiments.suite.strategies import strategies
 
     groups = {k: v.group for k, v in strategies().items()}
+    # the control is today's recommended preset; the challengers are this round's candidates
+    groups |= {CONTROL: "recommended"} | {c: "candidate" for c in CANDIDATES[1:]}
     fig = out / "figures"
     fig.mkdir(parents=True, exist_ok=True)
     dev = assemble_dev(out)
@@ -181,6 +183,10 @@ def write_round4_report(
         "Members' advice correlation (Spearman, mean over the challengers' runs):",
         "",
         _md(diversity(dev, challengers), "{:.2f}"),
+        "",
+        f"The control's members (mean over {CONTROL}'s runs):",
+        "",
+        _md(diversity(dev, [CONTROL]), "{:.2f}"),
         "",
     ]
     figs.figure_ranks(bal, groups, fig / "fusion4_dev_ranks.png", title="fusion4-dev: mean rank")
