@@ -207,6 +207,10 @@ _FRESH_FIXED = (
 )
 
 
+# issue 23 round 4's challengers, in run order
+_ROUND4 = ("F:H+MIN-end", "F:H+QBC+MIN-end")
+
+
 def _part(part: str) -> tuple[str, ...]:
     return tuple(w.id for w, p in _TABLE if p == part)
 
@@ -284,6 +288,22 @@ PROFILES: dict[str, Profile] = {
         first_replication=2,
         groups=(),
         names=("F:5F-end",),
+    ),
+    # issue 23 round 4, the development part fusion4-dev = fusion3-dev + fresh3 (BENCHMARK.md);
+    # these profiles add the candidates' missing rows, source by source (F:H+QBC+MIN-end
+    # has rows on the round-2 development part)
+    "fusion4-dev2": Profile("fusion4-dev2", _part("dev"), 2, groups=(), names=_ROUND4[:1]),
+    "fusion4-fresh": Profile("fusion4-fresh", _part("fresh"), 2, groups=(), names=_ROUND4),
+    "fusion4-fresh2": Profile(
+        "fusion4-fresh2",
+        _part("fresh") + _part("fresh2"),
+        2,
+        first_replication=2,
+        groups=(),
+        names=_ROUND4,
+    ),
+    "fusion4-fresh3": Profile(
+        "fusion4-fresh3", _part("fresh3"), 2, first_replication=4, groups=(), names=_ROUND4
     ),
     # issue 23 round 3, the third fresh part: 18 new workloads, replications 4-5; the
     # strategies of fresh2 (the rate-budget twin is skipped if its decisions equal the

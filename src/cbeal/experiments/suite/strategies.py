@@ -206,7 +206,7 @@ class FusionCandidate:
     """
 
     name: str
-    role: str  # "fusion" (eligible), "member" (one member alone, paced), "fusion2" (round 2)
+    role: str  # "fusion" (eligible), "member" (alone, paced), "fusion2"/"fusion4" (rounds 2, 4)
     members: tuple[str, ...]
     weights: str = "equal"
     epsilon: float = 0.0
@@ -248,6 +248,8 @@ FUSION: tuple[FusionCandidate, ...] = (
     FusionCandidate("F:5F-delay", "fusion2", (*_U4, "MIN"), pacer=_DELAYED),
     FusionCandidate("F:5F-end", "fusion2", (*_U4, "MIN"), pacer=_END),
     FusionCandidate("F:H+QBC+MIN-end", "fusion2", ("H", "QBC", "MIN"), pacer=_END),
+    # round 4: entropy and minority seeking alone, with round 3's pacer
+    FusionCandidate("F:H+MIN-end", "fusion4", ("H", "MIN"), pacer=_END),
 )
 
 
