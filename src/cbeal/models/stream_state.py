@@ -1,0 +1,170 @@
+"""A stream model's state, its lock, and its copies: pickle and the model file.
+
+:class:`StreamState` is the base of every part of :class:`~cbeal.models.stream.StreamLearner`
+(the decision path, the label path, the learner, the budget's renewal): it declares the
+learned state they share, holds the model's lock, and writes and reads the whole state
+(see :mod:`cbeal.modelfile`).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import numpy as np
+
+from cbeal.core import Budget, ChartStep, Decision, Params, Policy, Proposal
+from cbeal.core.validation import check_rewards
+from cbeal.kernels import AFTER as KERNELS_AFTER
+from cbeal.kernels import enable as enable_kernels
+from cbeal.learners.adapter import LearnerAdapter
+from cbeal.learners.conventions import NotFittedError
+from cbeal.models.inputs import Inputs
+from cbeal.models.regression import RegressionTask
+
+__all__ = ["StreamState"]
+
+M = TypeVar("M", bound="StreamState")
+_GUARD = threading.Lock()  # creates each model's own lock exactly once
+
+
+@dataclass(frozen=True)
+class _Pending:
+    """What a pending acquisition needs when its label arrives."""
+
+    x: np.ndarray
+    proposal: Proposal
+    y_index: int
+    decision: Decision
+
+
+# Model files and pickles name a class by its module: keep the name this class has always
+# had (set after the class is built: dataclasses look its module up while building it).
+_Pending.__module__ = "cbeal.models.stream"
+
+
+class StreamState(Params):
+    """The parameters and learned state of a stream model, its lock and its copies.
+
+    One part of :class:`~cbeal.models.stream.StreamLearner`, not used on its own.
+    """
+
+    estimator: Any
+    budget: Any
+    reward: float
+    penalty: float
+    classes: Sequence[Any] | None
+    refit_every: int | None
+    preprocessor: Any
+    id_prefix: str | None
+    random_state: Any
+    tolerance: Any = None  # a regressor's band (models/regression.py)
+    regression_reward: str = "band"
+    _task: RegressionTask | None = None  # set by fit: None for a classifier
+
+    # learned state, set by fit (declared here for the parts that read it)
+    classes_: np.ndarray
+    inputs_: Inputs
+    n_features_in_: int
+    budget_: Budget
+    t_: int
+    n_labels_: int
+    policy_: Policy
+    model_token_: str
+    last_step_: ChartStep | None
+    _plain_classes: tuple[Any, ...]
+    _names: tuple[str, ...]
+    _kinds: tuple[str, ...]
+    _rng: np.random.Generator
+    _learner: LearnerAdapter
+    _pool_X: list[np.ndarray]
+    _pool_y: list[Any]
+    _pending: dict[int, _Pending]
+    _labelled: set[int]
+    _cancelled: set[int]
+    _step_open: bool
+    _since_refit: int
+
+    # ------------------------------------------------------------------ locking
+    @property
+    def _mutex(self) -> threading.RLock:
+        lock = self.__dict__.get("_lock")
+        if lock is None:
+            with _GUARD:
+                lock = self.__dict__.setdefault("_lock", threading.RLock())
+        return lock
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state.pop("_lock", None)  # a lock cannot be copied; each copy makes its own
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        if self.__dict__.get("t_", 0) >= KERNELS_AFTER:
+            enable_kernels()
+
+    def _rewards(self) -> tuple[float, float]:
+        """``(ρ+, ρ−)``, checked (:func:`~cbeal.core.validation.check_rewards`)."""
+        return check_rewards(self.reward, self.penalty)
+
+    def _check_fitted(self) -> None:
+        if "policy_" not in self.__dict__:
+            raise NotFittedError(
+                f"this {type(self).__name__} has no initial labelled set yet; call "
+                "fit(X0, y0) before streaming."
+            )
+
+    # ------------------------------------------------------------------ persistence
+    def save(self, path: Any) -> Any:
+        """Write the whole state to a model file (see :mod:`cbeal.modelfile`); returns its path.
+
+        Safe to load: no code is stored, only numbers, text and scikit-learn objects in
+        the skops format. The file is written under a temporary name and renamed, so a
+        crash never leaves a half-written model (nor a temporary file).
+        """
+        from cbeal.modelfile import save_model
+
+        with self._mutex:
+            return save_model(self, path)
+
+    @classmethod
+    def load(cls: type[M], path: Any, *, trusted: Sequence[Any] = (), limits: Any = None) -> M:
+        """Read a model written by :meth:`save`; it continues exactly where it stopped.
+
+        `trusted` lists further classes the file may contain (your own agents or
+        estimators); anything else that is not cbeal's, numpy's or scikit-learn's is
+        refused with a :class:`~cbeal.ModelFileError`. `limits` bounds what the file may
+        cost to load (a :class:`cbeal.modelfile.Limits`; None: the defaults, 1 GiB in
+        total, compression ratios up to 300, nesting 100 deep, arrays up to 512 MiB):
+        anything beyond is refused before it is inflated or allocated, with an error that
+        names the limit to raise, e.g. ``limits=Limits(max_bytes=4 * 2**30)``. Every
+        failure to load, whatever its cause, is a :class:`~cbeal.ModelFileError`.
+        """
+        from cbeal.modelfile import load_model
+
+        model = load_model(path, cls, trusted=trusted, limits=limits)
+        if model.__dict__.get("t_", 0) >= KERNELS_AFTER:
+            enable_kernels()
+        return model
+
+    def to_bytes(self) -> bytes:
+        """The model file's content as bytes (e.g. for a database); see :meth:`save`."""
+        from cbeal.modelfile import dumps_model
+
+        with self._mutex:
+            return dumps_model(self)
+
+    @classmethod
+    def from_bytes(
+        cls: type[M], data: bytes, *, trusted: Sequence[Any] = (), limits: Any = None
+    ) -> M:
+        """The model :meth:`to_bytes` wrote; see :meth:`load`."""
+        from cbeal.modelfile import loads_model
+
+        model = loads_model(data, cls, trusted=trusted, limits=limits)
+        if model.__dict__.get("t_", 0) >= KERNELS_AFTER:
+            enable_kernels()
+        return model
