@@ -12,7 +12,8 @@ import pytest
 from cbeal.core import Context
 from cbeal.experiments.suite.analysis import cell_table, goal, mean_ranks, paired
 from cbeal.experiments.suite.data import Workload, read_keel
-from cbeal.experiments.suite.scenarios import PROFILES, WORKLOADS, workload
+from cbeal.experiments.suite.profiles import PROFILES
+from cbeal.experiments.suite.scenarios import WORKLOADS, workload
 
 pd = pytest.importorskip("pandas")
 

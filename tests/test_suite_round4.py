@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from cbeal.experiments.suite.scenarios import PROFILES, WORKLOADS
+from cbeal.experiments.suite.profiles import PROFILES
+from cbeal.experiments.suite.scenarios import WORKLOADS
 
 pd = pytest.importorskip("pandas")
 

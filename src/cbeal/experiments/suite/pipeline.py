@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from cbeal.experiments.suite.scenarios import PROFILES
+from cbeal.experiments.suite.profiles import PROFILES
 from cbeal.experiments.suite.strategies import strategies
 
 __all__ = ["appendix_figures", "benchmark"]

@@ -23,7 +23,8 @@ import numpy as np
 from cbeal._version import __version__
 from cbeal.catalog import learner as make_learner
 from cbeal.evaluation.references import fit_reference
-from cbeal.experiments.suite.scenarios import WORKLOADS, Profile
+from cbeal.experiments.suite.profiles import Profile
+from cbeal.experiments.suite.scenarios import WORKLOADS
 from cbeal.experiments.suite.strategies import strategy
 from cbeal.experiments.tasks import write_rows
 from cbeal.provenance import git_sha
