@@ -115,12 +115,12 @@ def _replay_parser(sub: Any) -> None:
 def _label_values(create: bool) -> Any:
     """The label column read with `cbeal run`'s checks (one vocabulary): measured values
     for a regression stream; classes (2 to the most cbeal takes, if `create`) otherwise."""
-    from cbeal.streams.table import _class_labels, _labels, _measurements
+    from cbeal.streams.table import read_class_labels, read_labels, read_measurements
 
     def read(frame: Any, label: str, measured: bool) -> Any:
         if measured:
-            return _measurements(frame, label)
-        return _class_labels(frame, label) if create else _labels(frame, label)
+            return read_measurements(frame, label)
+        return read_class_labels(frame, label) if create else read_labels(frame, label)
 
     return read
 

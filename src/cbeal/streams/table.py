@@ -32,7 +32,16 @@ from cbeal.streams.tablefile import (
 from cbeal.streams.tablefile import names as _names
 from cbeal.streams.tablefile import pandas as _pandas
 
-__all__ = ["SUPPORTED_EXTENSIONS", "Dialect", "Table", "load_table", "read_frame"]
+__all__ = [
+    "SUPPORTED_EXTENSIONS",
+    "Dialect",
+    "Table",
+    "load_table",
+    "read_class_labels",
+    "read_frame",
+    "read_labels",
+    "read_measurements",
+]
 
 
 @dataclass(frozen=True, eq=False)
@@ -134,8 +143,14 @@ FEW_VALUES = 10
 _CLASSIFY = "leave out `tolerance` to classify them"
 
 
-def _measurements(frame: Any, label: str) -> np.ndarray:
-    """The label column as measured values (floats), for a regression run with a tolerance."""
+def read_measurements(frame: Any, label: str) -> np.ndarray:
+    """The label column `label` of `frame` as measured values (floats), for a regression run
+    with a tolerance (``cbeal run``, the replay bridge).
+
+    Every row must have a finite numeric value, with at least two distinct values; a column
+    of True/False, of text or of a few whole numbers holds class labels, and is refused
+    with an :class:`~cbeal.core.InvalidInputError` that says so.
+    """
     pd = _pandas()
     col = frame[label]
     _check_filled(col, label)
@@ -171,7 +186,16 @@ def _measurements(frame: Any, label: str) -> np.ndarray:
     return y
 
 
-def _labels(frame: Any, label: str) -> np.ndarray:
+def read_labels(frame: Any, label: str) -> np.ndarray:
+    """The label column `label` of `frame` as class labels, however many classes it holds.
+
+    Labels keep their type: True/False stay booleans, text stays text, whole numbers become
+    integers (0.0/1.0 are the classes 0 and 1). Every row must have a label; non-whole
+    numbers are measured values and are refused with an
+    :class:`~cbeal.core.InvalidInputError` that points to a `tolerance`. A stream that
+    continues (the replay bridge's labels) needs no class count;
+    :func:`read_class_labels` checks one for a new run.
+    """
     pd = _pandas()
     col = frame[label]
     _check_filled(col, label)
@@ -193,9 +217,10 @@ def _labels(frame: Any, label: str) -> np.ndarray:
     return y
 
 
-def _class_labels(frame: Any, label: str) -> np.ndarray:
-    """The label column as class labels: two classes or more, at most :data:`MAX_CLASSES`."""
-    y = _labels(frame, label)
+def read_class_labels(frame: Any, label: str) -> np.ndarray:
+    """The label column `label` of `frame` as the class labels of a classification run:
+    :func:`read_labels`, with two classes or more and at most :data:`MAX_CLASSES`."""
+    y = read_labels(frame, label)
     if np.unique(y).size < 2:
         raise InvalidInputError(
             f"the label column {label!r} holds one class only ({y.tolist()[0]!r} in all {y.size} "
@@ -407,7 +432,7 @@ def load_table(
         features=_split_names(features),
         drop=_split_names(drop),
     )
-    y = _measurements(frame, label) if measured else _class_labels(frame, label)
+    y = read_measurements(frame, label) if measured else read_class_labels(frame, label)
     X = _features(frame, names)
     row = np.arange(len(frame), dtype=np.int64)
     carried = {n: frame[n].astype(str).to_numpy(dtype=object) for n in id_names}
