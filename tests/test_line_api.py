@@ -362,3 +362,16 @@ def test_the_default_preset_is_the_recommended_one_and_named_presets_are_unchang
     paper = CbeAL.from_preset("CBEAL-6", estimator=LogisticRegression(), budget=40)
     assert [n for n, _ in paper.agents] == ["LD1", "RAL1", "LD2", "RAL2", "SPF1", "RAL3"]
     assert paper.solver is None and paper.epsilon == 0.01
+
+
+def test_set_params_that_fails_changes_nothing() -> None:
+    model = CbeAL.from_preset("CBEAL-6", estimator=LogisticRegression(), budget=40)
+    before = model.get_params(deep=True)
+    with pytest.raises(ParameterError, match="no parameter 'bogus'"):
+        model.set_params(reward=2.0, bogus=1)
+    with pytest.raises(ParameterError, match="no parameter 'Cee'"):
+        model.set_params(reward=2.0, estimator__C=3.0, estimator__Cee=1)
+    assert model.get_params(deep=True) == before
+    # a nested name of an estimator set in the same call is checked against the new one
+    model.set_params(estimator=PlattSVC(), estimator__C=3.0)
+    assert isinstance(model.estimator, PlattSVC) and model.estimator.C == 3.0

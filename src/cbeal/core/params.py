@@ -59,8 +59,12 @@ class Params:
         return out
 
     def set_params(self: P, **params: Any) -> P:
-        """Set parameters, nested ones as ``name__param``; unknown names raise an error."""
+        """Set parameters, nested ones as ``name__param``; unknown names raise an error.
+
+        Every name is checked before any is set, so a call that fails changes nothing.
+        """
         valid = set(self._param_names())
+        direct: dict[str, Any] = {}
         inner: dict[str, dict[str, Any]] = {}
         for key, value in params.items():
             name, _, rest = key.partition("__")
@@ -72,15 +76,26 @@ class Params:
             if rest:
                 inner.setdefault(name, {})[rest] = value
             else:
-                setattr(self, name, value)
+                direct[name] = value
         for name, sub in inner.items():
-            target = getattr(self, name)
+            target = direct.get(name, getattr(self, name))  # a new value set in this call
             if not _nested(target):
                 raise ParameterError(
                     f"{type(self).__name__}.{name} is {type(target).__name__}, which has no "
                     f"parameters to set ({', '.join(f'{name}__{k}' for k in sub)})"
                 )
-            target.set_params(**sub)
+            known = set(target.get_params(deep=True))
+            unknown = sorted(k for k in sub if k not in known)
+            if unknown:
+                raise ParameterError(
+                    f"{type(self).__name__}.{name} ({type(target).__name__}) has no parameter "
+                    f"{', '.join(repr(k) for k in unknown)}; valid parameters are "
+                    f"{sorted(k for k in known if '__' not in k)}"
+                )
+        for name, value in direct.items():
+            setattr(self, name, value)
+        for name, sub in inner.items():
+            getattr(self, name).set_params(**sub)
         return self
 
     def clone(self: P) -> P:
