@@ -15,6 +15,7 @@ __all__ = [
     "insert_token",
     "revoke_by_name",
     "stream_of_task",
+    "token_alive",
     "token_by_hash",
     "token_by_id",
     "touch_token",
@@ -69,6 +70,21 @@ def insert_token(
 def token_by_hash(conn: Connection, token_hash: str) -> Any:
     """The token row (id, name, role, revoked_at, streams, last_used_at), or None."""
     return conn.execute(_BY_HASH, {"token_hash": token_hash}).first()
+
+
+def token_alive(conn: Connection, token_id: int, at: float, every: float) -> bool:
+    """Is token `token_id` still unrevoked, read in `conn`'s transaction? Records its use
+    at `at` if the last record is `every` seconds old. Plain driver SQL: one statement on
+    the hot path (SQLAlchemy Core costs about 40 µs more per statement)."""
+    mark = "?" if conn.dialect.paramstyle == "qmark" else "%s"
+    row = conn.exec_driver_sql(
+        f"SELECT revoked_at, last_used_at FROM tokens WHERE id = {mark}", (token_id,)
+    ).first()
+    if row is None or row[0] is not None:
+        return False
+    if row[1] is None or at - row[1] >= every:
+        touch_token(conn, token_id, at)
+    return True
 
 
 def touch_token(conn: Connection, token_id: int, at: float) -> None:
