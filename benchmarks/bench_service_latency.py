@@ -30,8 +30,6 @@ import threading
 import time
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
-
 import httpx
 import numpy as np
 
@@ -40,6 +38,24 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 from service_helpers import FEATURES, Server  # noqa: E402
 
 OUT = HERE / "results" / "service_latency.md"
+
+
+def create_line(
+    http: httpx.Client, s: object, *, budget: str, learner: str, preset: str | None = None
+) -> None:
+    """Create the stream ``line`` (two classes, the features of the tests' helpers)."""
+    config = {
+        "name": "line",
+        "features": FEATURES,
+        "classes": [0, 1],
+        "budget": budget,
+        "learner": learner,
+        "seed": 0,
+        "initial": {"x": s.X0.tolist(), "y": s.y0.tolist()},  # type: ignore[attr-defined]
+    }
+    if preset is not None:
+        config["preset"] = preset
+    http.post("/api/v1/streams", json=config, timeout=120).raise_for_status()
 
 
 def version(http: httpx.Client) -> int:
@@ -118,20 +134,7 @@ def main() -> None:
                 httpx.Client(base_url=server.url, headers=auth, timeout=60) as http,
                 httpx.Client(base_url=server.url, headers=auth, timeout=60) as side,
             ):
-                r = http.post(
-                    "/api/v1/streams",
-                    json={
-                        "name": "line",
-                        "features": FEATURES,
-                        "classes": [0, 1],
-                        "budget": args.budget,
-                        "learner": args.learner,
-                        "preset": args.preset,
-                        "seed": 0,
-                        "initial": {"x": s.X0.tolist(), "y": s.y0.tolist()},
-                    },
-                )
-                r.raise_for_status()
+                create_line(http, s, budget=args.budget, learner=args.learner, preset=args.preset)
                 lo = 0
                 post_samples(http, X, lo, 200, args.rate)  # warm
                 lo += 200
@@ -141,7 +144,7 @@ def main() -> None:
                         stop = threading.Event()
                         count: list[int] = []
                         worker = threading.Thread(
-                            target=lambda: count.append(labeller(side, truth, stop))
+                            target=lambda c=count, e=stop: c.append(labeller(side, truth, e))
                         )
                         if phase == "retraining":
                             worker.start()

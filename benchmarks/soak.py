@@ -35,7 +35,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 sys.path.insert(0, str(HERE))
-from bench_service_latency import labeller  # noqa: E402
+from bench_service_latency import create_line, labeller  # noqa: E402
 from service_helpers import FEATURES, free_port  # noqa: E402
 
 OUT = HERE / "results" / "soak.md"
@@ -165,18 +165,7 @@ def run(
         httpx.Client(base_url=url, headers=auth, timeout=60) as http,
         httpx.Client(base_url=url, headers=auth, timeout=60) as side,
     ):
-        http.post(
-            "/api/v1/streams",
-            json={
-                "name": "line",
-                "features": FEATURES,
-                "classes": [0, 1],
-                "budget": args.budget,
-                "learner": "logreg",
-                "seed": 0,
-                "initial": {"x": s.X0.tolist(), "y": s.y0.tolist()},
-            },
-        ).raise_for_status()
+        create_line(http, s, budget=args.budget, learner="logreg")
         stop = threading.Event()
         labelled: list[int] = []
         worker = threading.Thread(target=lambda: labelled.append(labeller(side, truth, stop)))
