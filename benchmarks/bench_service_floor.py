@@ -284,22 +284,10 @@ def cbeal_target(db: str, s: Any, tmp: str) -> tuple[Target, Server]:
     auth = f"Bearer {create_token(engine, role='admin', name='bench')}"
     engine.dispose()
     server = Server(db, log=Path(tmp) / "serve.log").start()
-    r = httpx.post(
-        f"{server.url}/api/v1/streams",
-        timeout=60,
-        headers={"Authorization": auth},
-        json={
-            "name": "line",
-            "features": FEATURES,
-            "classes": [0, 1],
-            "budget": BUDGET,
-            "learner": LEARNER,
-            "preset": PRESET,
-            "seed": SEED,
-            "initial": {"x": s.X0.tolist(), "y": s.y0.tolist()},
-        },
-    )
-    r.raise_for_status()
+    from bench_service_latency import create_line
+
+    with httpx.Client(base_url=server.url, headers={"Authorization": auth}) as http:
+        create_line(http, s, budget=BUDGET, learner=LEARNER, preset=PRESET)
     pid = server.proc.pid
     return Target("cbeal", server.url, "/api/v1/streams/line/samples", auth, pid), server
 

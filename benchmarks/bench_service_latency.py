@@ -30,6 +30,7 @@ import threading
 import time
 from datetime import datetime, timezone
 from pathlib import Path
+
 import httpx
 import numpy as np
 

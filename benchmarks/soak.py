@@ -218,7 +218,9 @@ def write(result: dict[str, Any], args: Any, sha: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    t, rss_b, traced, over, labels, load = (np.asarray(c) for c in zip(*result["series"]))
+    t, rss_b, traced, over, labels, load = (
+        np.asarray(c) for c in zip(*result["series"], strict=True)
+    )
     mb = 1 / 2**20
     fig, ax = plt.subplots(figsize=(8, 4.5))
     ax.plot(t / 60, rss_b * mb, label="resident memory (RSS)")
@@ -229,14 +231,20 @@ def write(result: dict[str, Any], args: Any, sha: str) -> None:
     ax.set_ylim(bottom=0)
     ax.set_title(f"cbeal serve, {args.minutes:g}-minute soak ({result['samples']:,} samples)")
     ax.grid(alpha=0.3)
-    ax.legend(loc="lower right")
+    ax.legend(loc="lower left")
+    ax2 = ax.twinx()
+    ax2.plot(t / 60, labels, color="grey", linestyle=":", label="labels learned (right)")
+    ax2.set_ylabel("labels learned")
+    ax2.set_ylim(bottom=0)
+    ax2.legend(loc="lower right")
     fig.tight_layout()
     fig.savefig(PNG, dpi=110)
     first, last = 0, len(t) - 1
     top = result["top"]
+    here = str(HERE.parent)
     rows = [
-        f"| {d['where'].split('site-packages/')[-1].replace(str(Path.cwd()), '.')} | {d['grew'] / 1024:,.0f} | "
-        f"{d['size'] / 1024:,.0f} |"
+        f"| {d['where'].split('site-packages/')[-1].replace(here, '.')} | "
+        f"{d['grew'] / 1024:,.0f} | {d['size'] / 1024:,.0f} |"
         for d in top["top"][:15]
     ]
     text = [
@@ -248,7 +256,8 @@ def write(result: dict[str, Any], args: Any, sha: str) -> None:
         f"budget {args.budget}; {args.batch} samples per request at {args.rate:g} requests/s; "
         f"load (1 min) {load.min():.1f}–{load.max():.1f}.",
         "",
-        f"- samples: {result['samples']:,}; labels given: {result['labels']:,}",
+        f"- samples: {result['samples']:,}; labels given: {result['labels']:,}; labels "
+        f"learned {labels[first]:,} → {labels[last]:,}",
         f"- RSS: {rss_b[first] * mb:.1f} MB after the warm-up → {rss_b[last] * mb:.1f} MB "
         f"after {t[last] / 60:.1f} min (tracemalloc's own memory: {over[first] * mb:.1f} → "
         f"{over[last] * mb:.1f} MB)",
