@@ -8,7 +8,9 @@ Roles: ``ingest`` (send samples, read status), ``annotate`` (take and label task
 status) and ``admin`` (everything, including creating streams and exporting data). A token
 may be scoped to some streams: it then acts on those streams only. Every request looks its
 token up in the database, so a revocation holds from the next request on, in every process
-that shares the database.
+that shares the database. The samples route, the hot one, takes its token from a
+:class:`TokenCache` and reads the token's row again inside its write transaction: the same
+guarantee, without a round trip before the body.
 """
 
 from __future__ import annotations
