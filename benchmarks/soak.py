@@ -63,7 +63,8 @@ def serve(db: str, port: int, talk: Path) -> None:
             time.sleep(1.0)
             traced, _ = tracemalloc.get_traced_memory()
             mem = {"traced": traced, "overhead": tracemalloc.get_tracemalloc_memory()}
-            (talk / "mem.json").write_text(json.dumps(mem))
+            (talk / "mem.part").write_text(json.dumps(mem))
+            os.replace(talk / "mem.part", talk / "mem.json")  # whole, never half-written
             if (talk / "base").exists():
                 (talk / "base").unlink()
                 baseline[:] = [tracemalloc.take_snapshot()]
@@ -77,7 +78,8 @@ def serve(db: str, port: int, talk: Path) -> None:
                     {"where": str(d.traceback[0]), "grew": d.size_diff, "size": d.size}
                     for d in diff[:25]
                 ]
-                (talk / "top.json").write_text(json.dumps({"total": total, "top": top}))
+                (talk / "top.part").write_text(json.dumps({"total": total, "top": top}))
+                os.replace(talk / "top.part", talk / "top.json")
 
     threading.Thread(target=watch, daemon=True).start()
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
