@@ -29,7 +29,6 @@ from cbeal.service.api.streams import StreamName
 from cbeal.service.deps import Ingest, ServiceDep
 from cbeal.service.engine.ingest import ingest
 from cbeal.service.engine.tokens import Principal, TokenRevoked, still_valid
-from cbeal.service.middleware import replay
 from cbeal.service.schemas.common import errors
 from cbeal.service.schemas.samples import SamplesIn, SamplesReply
 
@@ -115,7 +114,12 @@ class FastSamples:
         try:
             body = SamplesIn.model_validate(strict_json(raw))
         except (json.JSONDecodeError, ValidationError):  # the route says what is wrong
-            await self.app(scope, replay(raw, receive), send)
+            pending = [{"type": "http.request", "body": raw, "more_body": False}]
+
+            async def again() -> dict[str, Any]:  # the body once more, then the client's
+                return pending.pop() if pending else await receive()
+
+            await self.app(scope, again, send)
             return
         try:
             reply = await anyio.to_thread.run_sync(decide, self.service, found.group(1), body, who)
