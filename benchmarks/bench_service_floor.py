@@ -284,22 +284,10 @@ def cbeal_target(db: str, s: Any, tmp: str) -> tuple[Target, Server]:
     auth = f"Bearer {create_token(engine, role='admin', name='bench')}"
     engine.dispose()
     server = Server(db, log=Path(tmp) / "serve.log").start()
-    r = httpx.post(
-        f"{server.url}/api/v1/streams",
-        timeout=60,
-        headers={"Authorization": auth},
-        json={
-            "name": "line",
-            "features": FEATURES,
-            "classes": [0, 1],
-            "budget": BUDGET,
-            "learner": LEARNER,
-            "preset": PRESET,
-            "seed": SEED,
-            "initial": {"x": s.X0.tolist(), "y": s.y0.tolist()},
-        },
-    )
-    r.raise_for_status()
+    from bench_service_latency import create_line
+
+    with httpx.Client(base_url=server.url, headers={"Authorization": auth}) as http:
+        create_line(http, s, budget=BUDGET, learner=LEARNER, preset=PRESET)
     pid = server.proc.pid
     return Target("cbeal", server.url, "/api/v1/streams/line/samples", auth, pid), server
 
@@ -315,7 +303,9 @@ PHASES: dict[str, list[tuple[str, int, int, int]]] = {
 }
 
 
-def measure(label: str, db_cbeal: str, db_floor: str, rounds: int, rows: list[str]) -> None:
+def measure(
+    label: str, db_cbeal: str, db_floor: str, rounds: int, rows: list[str], only: str = ""
+) -> None:
     s = data()
     X = np.asarray(s.X_stream, dtype=float)
     with tempfile.TemporaryDirectory() as tmp:
@@ -331,6 +321,8 @@ def measure(label: str, db_cbeal: str, db_floor: str, rounds: int, rows: list[st
                 t.run(X[100:2100], "warmb-", 1000, 1)
             offset = 2100
             for phase, n, size, clients in PHASES[label]:
+                if only not in phase:
+                    continue
                 got: dict[str, list[tuple[float, float, float]]] = {t.name: [] for t in both}
                 for k in range(rounds):
                     for t in both if k % 2 == 0 else both[::-1]:
@@ -361,6 +353,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=4, help="interleaved rounds per phase")
     parser.add_argument("--no-postgres", action="store_true")
     parser.add_argument("--label", default="latest", help="the results section to (re)write")
+    parser.add_argument("--only", default="", help="only the phases whose name holds this")
     parser.add_argument("--serve-floor", nargs=2, metavar=("URL", "PORT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_floor:
@@ -372,11 +365,16 @@ def main() -> None:
     rows: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
         measure(
-            "SQLite", f"sqlite:///{tmp}/cbeal.db", f"sqlite:///{tmp}/floor.db", args.rounds, rows
+            "SQLite",
+            f"sqlite:///{tmp}/cbeal.db",
+            f"sqlite:///{tmp}/floor.db",
+            args.rounds,
+            rows,
+            args.only,
         )
     if not args.no_postgres and pg_available():
         with pg_schema() as a, pg_schema() as b:
-            measure("PostgreSQL", a, b, args.rounds, rows)
+            measure("PostgreSQL", a, b, args.rounds, rows, args.only)
     section = "\n".join(
         [
             f"## {args.label}",

@@ -13,6 +13,7 @@ C. one n = 1500 stream end to end with a refit after every acquisition (budget 1
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import statistics
 import time
@@ -158,6 +159,7 @@ def main() -> None:
     args = parser.parse_args()
     warnings.simplefilter("ignore", FutureWarning)  # SVC(probability=True) in sklearn 1.9
     reps = 2 if args.quick else args.repeats
+    load0 = os.getloadavg()[0]
     n = 1000 if args.quick else 3000
 
     a = decision_overhead(n, reps)
@@ -183,7 +185,9 @@ def main() -> None:
         f"cbeal {cbeal.__version__} (git {git_sha()}), scikit-learn {sklearn.__version__}, "
         f"scikit-activeml {skactiveml.__version__}, numpy {np.__version__}, Python "
         f"{platform.python_version()}, {platform.machine()}, "
-        f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC; median of {reps} repeats.",
+        f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC; median of {reps} repeats; "
+        f"wall times, machine load (1 min) {load0:.1f} at the start, "
+        f"{os.getloadavg()[0]:.1f} at the end (a shared 2-core machine).",
         "",
         "## A. Decision overhead, CBEAL-6, learner excluded (goal ≤ 20 µs)",
         "",

@@ -39,6 +39,7 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 from service_helpers import FEATURES, Server  # noqa: E402
 
 OUT = HERE / "results" / "durability.md"
+START = 120.0  # seconds a (re)start may take: on a loaded 2-core machine, 11-30 s
 
 
 class Harness:
@@ -71,7 +72,7 @@ class Harness:
             with self._lock:
                 proc = self.server.proc
                 if proc is None or proc.poll() is not None:
-                    self.server.start()
+                    self.server.start(timeout=START)
                     self.restarts += 1
                     self.ready_at = time.monotonic()
             try:
@@ -118,7 +119,7 @@ def run(
     s = make_stream(n=100_000, pc=0.2, p=len(FEATURES), sp=0.0, random_state=seed)
     truth = ["fail" if v else "ok" for v in s.y_stream.tolist()]
     h = Harness(db, workdir, seed=seed, retrain=retrain)
-    h.server.start()
+    h.server.start(timeout=START)
     h.ready_at = time.monotonic()
     h.call(
         "POST",

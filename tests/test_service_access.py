@@ -217,6 +217,39 @@ def test_tokens_through_the_api_list_revoke_and_never_show_a_secret(db: str) -> 
         assert gone["revoked_at"] and gone["revoked_by"].startswith("ops#")
 
 
+def test_a_revoked_token_is_refused_on_its_very_next_sample(db: str) -> None:
+    """The samples route checks its token from a cache (no database round trip): a
+    revocation through the API empties it, and the very next sample is a 401, stored
+    nowhere; the same token was accepted just before."""
+    app = app_for(db)
+    engine = app.state.service.engine
+    ops = create_token(engine, role="admin", name="ops")
+    plc = create_token(engine, role="ingest", name="plc")
+    s = line()
+    with TestClient(app) as c:
+        assert (
+            c.post("/api/v1/streams", json=stream_config(s), headers=bearer(ops)).status_code == 201
+        )
+        url = "/api/v1/streams/line1/samples"
+        for i in range(3):  # cached after the first
+            one = {"samples": [{"id": f"a{i}", "x": s.X_stream[i].tolist()}]}
+            assert c.post(url, json=one, headers=bearer(plc)).status_code == 200
+        assert c.post("/api/v1/tokens/plc/revoke", headers=bearer(ops)).status_code == 200
+        r = c.post(url, json={"samples": [{"id": "late", "x": [0.5] * 6}]}, headers=bearer(plc))
+        assert r.status_code == 401 and "revoked" in r.json()["detail"]
+        assert r.headers["www-authenticate"] == "Bearer"
+        # a scope or role that does not allow the call is the route's own 403
+        viewer = create_token(engine, role="annotate", name="viewer")
+        r = c.post(url, json={"samples": [{"id": "v", "x": [0.5] * 6}]}, headers=bearer(viewer))
+        assert r.status_code == 403 and "ingest" in r.json()["detail"]
+    with engine.connect() as conn:
+        found = conn.execute(
+            text("SELECT sample_id FROM samples WHERE sample_id NOT LIKE 'initial-%'")
+        )
+        stored = {i for (i,) in found}
+    assert stored == {"a0", "a1", "a2"}
+
+
 def cbeal(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "cbeal", *args],
@@ -231,18 +264,34 @@ def _revocation_across_processes(db: str) -> None:
     engine = connect(db)
     migrate(engine)
     token = create_token(engine, role="ingest", name="plc-3")
+    ops = create_token(engine, role="admin", name="ops")
     one, two = Server(db).start(), Server(db).start()
+    s = line()
     try:
-        for srv in (one, two):
+        for k, srv in enumerate((one, two)):
             assert httpx.get(f"{srv.url}/api/v1/me", headers=bearer(token)).status_code == 200
-        (row,) = list_tokens(engine)
-        assert row["name"] == "plc-3" and row["last_used_at"] is not None
+            cfg = stream_config(s, name=f"line{k}")
+            r = httpx.post(f"{srv.url}/api/v1/streams", json=cfg, headers=bearer(ops), timeout=60)
+            assert r.status_code == 201, r.text
+            for i in range(2):  # the samples route now holds the token in its cache
+                one_sample = {"samples": [{"id": f"a{i}", "x": s.X_stream[i].tolist()}]}
+                url = f"{srv.url}/api/v1/streams/line{k}/samples"
+                assert httpx.post(url, json=one_sample, headers=bearer(token)).status_code == 200
+        row = next(t for t in list_tokens(engine) if t["name"] == "plc-3")
+        assert row["last_used_at"] is not None
         revoked = cbeal("token", "revoke", "plc-3", "--db", db)
         assert revoked.returncode == 0 and "revoked 1 token" in revoked.stdout
-        for srv in (one, two):  # the very next request, in both processes
+        for k, srv in enumerate((one, two)):  # the very next request, in both processes
+            url = f"{srv.url}/api/v1/streams/line{k}/samples"
+            late = {"samples": [{"id": "late", "x": s.X_stream[5].tolist()}]}
+            r = httpx.post(url, json=late, headers=bearer(token))
+            assert r.status_code == 401 and "revoked" in r.json()["detail"]
             r = httpx.get(f"{srv.url}/api/v1/me", headers=bearer(token))
             assert r.status_code == 401 and "revoked" in r.json()["detail"]
-        assert list_tokens(engine) == []
+        with engine.connect() as conn:
+            late_rows = conn.execute(text("SELECT count(*) FROM samples WHERE sample_id = 'late'"))
+            assert late_rows.scalar() == 0
+        assert [t["name"] for t in list_tokens(engine)] == ["ops"]
     finally:
         one.stop()
         two.stop()

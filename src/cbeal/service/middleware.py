@@ -15,7 +15,7 @@ from typing import Any
 
 import anyio.to_thread
 
-__all__ = ["CSP", "Authenticate", "BodyLimit", "SecurityHeaders"]
+__all__ = ["CSP", "Authenticate", "BodyLimit", "SecurityHeaders", "replay"]
 
 Scope = dict[str, Any]
 
@@ -30,6 +30,20 @@ def _header(scope: Scope, name: bytes) -> bytes | None:
 def _under(path: str, prefixes: tuple[str, ...]) -> bool:
     """Is `path` one of `prefixes` or below one (``"/"`` matches itself only)?"""
     return any(path == p or (p != "/" and path.startswith(p + "/")) for p in prefixes)
+
+
+def replay(body: bytes, receive: Any) -> Any:
+    """A `receive` that hands on `body` (read already) whole, then asks `receive`."""
+    sent = False
+
+    async def again() -> dict[str, Any]:
+        nonlocal sent
+        if sent:
+            return await receive()
+        sent = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    return again
 
 
 async def _reply(
@@ -54,11 +68,14 @@ class Authenticate:
     """ASGI middleware: the caller's token, from the ``Authorization`` header only.
 
     `lookup` maps a token to its principal (None: unknown or revoked); it runs in a worker
-    thread (it asks the database). The principal is put in the request's state
-    (``request.state.principal``). Paths under `public` (the pages' static files; ``"/"``
-    itself only) need no token; `anyone` (an open service: a local demo) is the principal of
-    every request. A refused request is answered at once, without reading its body, and its
-    connection is closed (the rest of the body is never received).
+    thread (it asks the database). On the routes `cached_for(method, path)` names (the
+    ones that re-check their token inside their own write transaction), `cached` is asked
+    first, on the event loop: a principal it knows skips the database and the thread hop.
+    The principal is put in the request's state (``request.state.principal``). Paths under
+    `public` (the pages' static files; ``"/"`` itself only) need no token; `anyone` (an
+    open service: a local demo) is the principal of every request. A refused request is
+    answered at once, without reading its body, and its connection is closed (the rest of
+    the body is never received).
     """
 
     def __init__(
@@ -66,10 +83,13 @@ class Authenticate:
         app: Any,
         *,
         lookup: Callable[[str], Any | None],
+        cached: Callable[[str], Any | None] | None = None,
+        cached_for: Callable[[str, str], bool] = lambda method, path: False,
         public: tuple[str, ...] = (),
         anyone: Any | None = None,
     ) -> None:
         self.app, self.lookup, self.public, self.anyone = app, lookup, public, anyone
+        self.cached, self.cached_for = cached, cached_for
 
     async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
         if scope["type"] != "http" or _under(scope["path"], self.public):
@@ -86,7 +106,11 @@ class Authenticate:
                     "(create one with `cbeal token create`)",
                 )
                 return
-            who = await anyio.to_thread.run_sync(self.lookup, token.strip())
+            token = token.strip()
+            if self.cached is not None and self.cached_for(scope["method"], scope["path"]):
+                who = self.cached(token)
+            if who is None:
+                who = await anyio.to_thread.run_sync(self.lookup, token)
             if who is None:
                 await self._refuse(send, "unknown or revoked token")
                 return
@@ -195,17 +219,7 @@ class BodyLimit:
             chunks.append(message.get("body", b""))
             if not message.get("more_body"):
                 break
-        body = b"".join(chunks)
-        sent = False
-
-        async def replay() -> dict[str, Any]:
-            nonlocal sent
-            if sent:
-                return await receive()
-            sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
-
-        await self.app(scope, replay, send)
+        await self.app(scope, replay(b"".join(chunks), receive), send)
 
     async def _refuse(self, send: Any, limit: int) -> None:
         hint = (

@@ -41,6 +41,7 @@ def revoke(name: TokenName, who: Operator, service: ServiceDep) -> dict[str, Any
     """Revoke every live token of this name: refused from the next request on, in every
     process of the service."""
     done = revoke_tokens(service.engine, name, by=who.label)
+    service.tokens.clear()  # the next request of a revoked token is refused before its body
     if not done:
         raise HTTPException(404, f"no live token is named {name!r} (GET /api/v1/tokens lists them)")
     return {"name": name, "revoked": done}

@@ -8,6 +8,7 @@ returns the stored decision (``duplicate: true``) and changes nothing.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from cbeal.core import InvalidInputError
@@ -19,15 +20,24 @@ from cbeal.service.store import samples as stored
 __all__ = ["ingest"]
 
 
-def ingest(streams: Streams, name: str, items: list[tuple[str, Any]]) -> list[dict[str, Any]]:
-    """Decide on `items` (sample id, raw row) of stream `name`; one reply per item, in order."""
+Guard = Callable[[Any], None] | None
+
+
+def ingest(
+    streams: Streams, name: str, items: list[tuple[str, Any]], *, guard: Guard = None
+) -> list[dict[str, Any]]:
+    """Decide on `items` (sample id, raw row) of stream `name`; one reply per item, in order.
+
+    `guard(conn)` runs first in the transaction and may refuse the request by raising (the
+    route re-checks its token there: a revocation committed before is seen).
+    """
     ids = [sid for sid, _ in items]
     while True:
         runtime = streams.get(name)
         with runtime.lock:
             if streams.owned().get(name) is not runtime:
                 continue  # dropped while we waited: load it again
-            known, committed = _ingest_locked(streams, name, runtime, items)
+            known, committed = _ingest_locked(streams, name, runtime, items, guard)
             break
     out = []
     for sid in ids:
@@ -40,16 +50,18 @@ def ingest(streams: Streams, name: str, items: list[tuple[str, Any]]) -> list[di
 
 
 def _ingest_locked(
-    streams: Streams, name: str, runtime: Any, items: list[tuple[str, Any]]
+    streams: Streams, name: str, runtime: Any, items: list[tuple[str, Any]], guard: Guard
 ) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
     """Replies of the stored samples among `items`, and of the new ones, decided and committed.
 
-    One connection and one transaction: the duplicate check, then the writes.
+    One connection and one transaction: the guard, the duplicate check, then the writes.
     """
     first = runtime.seq + 1
     touched = False  # once the model may have changed, a failure must drop it
     try:
         with streams.engine.begin() as conn:
+            if guard is not None:
+                guard(conn)
             ids = list({s for s, _ in items})
             known = {
                 r.sample_id: _reply(r.sample_id, r.seq, r.decision, r.task_id)

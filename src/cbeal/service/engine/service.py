@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from cbeal.service.engine.background import Background
 from cbeal.service.engine.streams import Streams
 from cbeal.service.engine.tasks import TaskOps
+from cbeal.service.engine.tokens import TokenCache
 from cbeal.service.metrics import Metrics
 from cbeal.service.store.db import connect, migrate
 
@@ -25,6 +26,7 @@ class Service:
         self.settings = settings
         self.engine = connect(settings.db, sqlite_sync=settings.sqlite_sync)
         migrate(self.engine)
+        self.tokens = TokenCache(self.engine)
         self.streams = Streams(
             self.engine, owner=settings.owner, lease_seconds=settings.lease_seconds
         )

@@ -8,30 +8,31 @@ row on SQLite (no multi-row RETURNING in parameter order), 100 statements for a 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import Connection, bindparam, insert, select
 
-from cbeal.service.store.bulk import insert_one, insert_rows, json_text
+from cbeal.service.store.bulk import insert_one, insert_rows, json_text, marks, read_json, run
 from cbeal.service.store.tables import samples, tasks
 
 __all__ = ["insert_samples", "insert_tasks", "stored_samples"]
 
-# built once: every request runs them
+# straight to the driver: every request runs it (see store.bulk)
 _STORED = (
-    select(
-        samples.c.id,
-        samples.c.sample_id,
-        samples.c.seq,
-        samples.c.decision,
-        tasks.c.id.label("task_id"),
-    )
-    .select_from(samples.outerjoin(tasks, tasks.c.sample_pk == samples.c.id))
-    .where(
-        samples.c.stream_id == bindparam("b_stream"),
-        samples.c.sample_id.in_(bindparam("b_ids", expanding=True)),
-    )
+    "SELECT s.id, s.sample_id, s.seq, s.decision, t.id FROM samples AS s "
+    "LEFT OUTER JOIN tasks AS t ON t.sample_pk = s.id "
+    "WHERE s.stream_id = {mark} AND s.sample_id IN ({ids})"
 )
+
+
+class Stored(NamedTuple):
+    id: int
+    sample_id: str
+    seq: int
+    decision: dict[str, Any]
+    task_id: int | None
+
+
 _SAMPLE_COLUMNS = (
     "stream_id",
     "sample_id",
@@ -62,9 +63,11 @@ _TASK_KEYS = select(tasks.c.id, tasks.c.sample_pk).where(
 )
 
 
-def stored_samples(conn: Connection, stream_id: int, ids: list[str]) -> list[Any]:
+def stored_samples(conn: Connection, stream_id: int, ids: list[str]) -> list[Stored]:
     """The stored samples among `ids`: sample_id, seq, decision and task_id (or None)."""
-    return list(conn.execute(_STORED, {"b_stream": stream_id, "b_ids": ids}))
+    sql = _STORED.format(mark=marks(conn, 1), ids=marks(conn, len(ids)))
+    found, _ = run(conn, sql, (stream_id, *ids))
+    return [Stored(r[0], r[1], r[2], read_json(r[3]), r[4]) for r in found]
 
 
 def insert_samples(

@@ -7,6 +7,7 @@ from typing import Any
 
 from sqlalchemy import Connection, bindparam, insert, select, update
 
+from cbeal.service.store.bulk import run
 from cbeal.service.store.events import now
 from cbeal.service.store.tables import streams, tasks, tokens
 
@@ -15,6 +16,7 @@ __all__ = [
     "insert_token",
     "revoke_by_name",
     "stream_of_task",
+    "token_alive",
     "token_by_hash",
     "token_by_id",
     "touch_token",
@@ -69,6 +71,22 @@ def insert_token(
 def token_by_hash(conn: Connection, token_hash: str) -> Any:
     """The token row (id, name, role, revoked_at, streams, last_used_at), or None."""
     return conn.execute(_BY_HASH, {"token_hash": token_hash}).first()
+
+
+def token_alive(conn: Connection, token_id: int, at: float, every: float) -> bool:
+    """Is token `token_id` still unrevoked, read in `conn`'s transaction? Records its use
+    at `at` if the last record is `every` seconds old. One statement, straight to the driver
+    (the hot path)."""
+    mark = "?" if conn.dialect.paramstyle == "qmark" else "%s"
+    found, _ = run(
+        conn, f"SELECT revoked_at, last_used_at FROM tokens WHERE id = {mark}", (token_id,)
+    )
+    if not found or found[0][0] is not None:
+        return False
+    row = found[0]
+    if row[1] is None or at - row[1] >= every:
+        touch_token(conn, token_id, at)
+    return True
 
 
 def touch_token(conn: Connection, token_id: int, at: float) -> None:
