@@ -1,4 +1,4 @@
-"""What each run of the suite covers: the profiles (``cbeal benchmark --profile NAME``).
+"""What each run of the suite covers: the profiles, chosen by name (`profile`).
 
 A :class:`Profile` names workloads of :mod:`.scenarios` (by part), learners, budget shares,
 replications (data seeds) and the strategies (groups and names of :mod:`.strategies`).
