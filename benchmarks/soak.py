@@ -37,6 +37,7 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 sys.path.insert(0, str(HERE))
 from bench_service_latency import create_line, labeller  # noqa: E402
 from service_helpers import FEATURES, free_port  # noqa: E402
+from soak_rss import mappings, proc_memory, save  # noqa: E402
 
 OUT = HERE / "results" / "soak.md"
 PNG = HERE / "results" / "soak.png"
@@ -52,6 +53,10 @@ def serve(db: str, port: int, talk: Path) -> None:
     tracemalloc.start(1)
     import uvicorn
 
+    from soak_rss import hooks, malloc_stats
+
+    hooks()  # a variant's benchmark-only change, chosen by the environment (soak_rss.py)
+
     from cbeal.service.app import create_app
     from cbeal.service.settings import Settings
 
@@ -63,6 +68,7 @@ def serve(db: str, port: int, talk: Path) -> None:
             time.sleep(1.0)
             traced, _ = tracemalloc.get_traced_memory()
             mem = {"traced": traced, "overhead": tracemalloc.get_tracemalloc_memory()}
+            mem.update(malloc_stats())
             (talk / "mem.part").write_text(json.dumps(mem))
             os.replace(talk / "mem.part", talk / "mem.json")  # whole, never half-written
             if (talk / "base").exists():
@@ -86,13 +92,6 @@ def serve(db: str, port: int, talk: Path) -> None:
 
 
 # ------------------------------------------------------------------ the client side
-def rss(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) * 1024
-    raise RuntimeError("no VmRSS")
-
-
 def ask(talk: Path, what: str, answer: str, timeout: float = 120.0) -> Any:
     (talk / what).write_text("")
     deadline = time.monotonic() + timeout
@@ -112,6 +111,10 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=50, help="samples per request")
     parser.add_argument("--rate", type=float, default=10.0, help="requests per second")
     parser.add_argument("--budget", default="2%")
+    parser.add_argument("--variant", help="save to results/soak_rss/NAME.json, not soak.md")
+    parser.add_argument("--arena-max", type=int, help="MALLOC_ARENA_MAX for the server")
+    parser.add_argument("--sqlite-cache", type=int, help="PRAGMA cache_size, KiB")
+    parser.add_argument("--trim", type=float, help="malloc_trim(0) every TRIM seconds")
     parser.add_argument("--serve", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
@@ -133,10 +136,15 @@ def main() -> None:
         token = create_token(engine, role="admin", name="soak")
         engine.dispose()
         port = free_port()
-        proc = subprocess.Popen(
-            [sys.executable, __file__, "--serve", db, str(port), tmp],
-            env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
-        )
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+        for key, value in (
+            ("MALLOC_ARENA_MAX", args.arena_max),
+            ("SOAK_SQLITE_CACHE_KIB", args.sqlite_cache),
+            ("SOAK_TRIM_SECONDS", args.trim),
+        ):
+            if value is not None:
+                env[key] = str(value)
+        proc = subprocess.Popen([sys.executable, __file__, "--serve", db, str(port), tmp], env=env)
         auth = {"Authorization": f"Bearer {token}"}
         url = f"http://127.0.0.1:{port}"
         try:
@@ -150,7 +158,10 @@ def main() -> None:
         finally:
             proc.terminate()
             proc.wait(timeout=30)
-    write(result, args, git_sha())
+    if args.variant:
+        save(args.variant, result, args, git_sha())
+    else:
+        write(result, args, git_sha())
 
 
 def run(
@@ -184,7 +195,7 @@ def run(
             post()
         time.sleep(3)
         ask(talk, "base", "base.done")
-        series: list[tuple[float, int, int, int, int, float]] = []
+        series: list[dict[str, Any]] = []
         start = time.perf_counter()
         end = start + args.minutes * 60
         next_probe = start
@@ -198,20 +209,20 @@ def run(
                 mem = json.loads((talk / "mem.json").read_text())
                 status = side.get("/api/v1/streams/line").json()
                 series.append(
-                    (
-                        time.perf_counter() - start,
-                        rss(pid),
-                        mem["traced"],
-                        mem["overhead"],
-                        int(status.get("labels_learned") or 0),
-                        os.getloadavg()[0],
-                    )
+                    {
+                        "t": time.perf_counter() - start,
+                        **proc_memory(pid),
+                        **mem,
+                        "labels": int(status.get("labels_learned") or 0),
+                        "load": os.getloadavg()[0],
+                    }
                 )
                 next_probe += 5.0
         top = ask(talk, "top", "top.json")
         stop.set()
         worker.join()
-    return {"series": series, "top": top, "samples": lo, "labels": sum(labelled)}
+    maps = mappings(pid)
+    return {"series": series, "top": top, "samples": lo, "labels": sum(labelled), "maps": maps}
 
 
 def write(result: dict[str, Any], args: Any, sha: str) -> None:
@@ -221,7 +232,8 @@ def write(result: dict[str, Any], args: Any, sha: str) -> None:
     import matplotlib.pyplot as plt
 
     t, rss_b, traced, over, labels, load = (
-        np.asarray(c) for c in zip(*result["series"], strict=True)
+        np.asarray([p[key] for p in result["series"]])
+        for key in ("t", "rss", "traced", "overhead", "labels", "load")
     )
     mb = 1 / 2**20
     fig, ax = plt.subplots(figsize=(8, 4.5))
