@@ -26,7 +26,7 @@ from cbeal.catalog import (
     strategy_entry,
     strategy_names,
 )
-from cbeal.core import LabelCount, LabelRate, ParameterError
+from cbeal.core import DEFAULT_PACE, LabelCount, LabelRate, ParameterError
 from cbeal.models import stream_model
 from cbeal.tablerun.options import comparison_methods, ensemble, run_budget
 
@@ -87,9 +87,14 @@ def test_every_strategy_builds_a_stream_model_and_run_compares_with_it() -> None
         assert type(model) is expected, name
 
 
-def test_agents_that_pace_need_a_share_of_the_stream() -> None:
-    with pytest.raises(ParameterError, match="rate"):
-        CbeAL.from_preset("CBEAL-4U", estimator=LogisticRegression(), budget=30)
+def test_agents_that_pace_take_the_budgets_share_of_the_stream() -> None:
+    # a count alone is paced at the default pace; a count's own pace or budget_fraction wins
+    alone = CbeAL.from_preset("CBEAL-4U", estimator=LogisticRegression(), budget=30)
+    assert alone.agents[2][1].budget_fraction == DEFAULT_PACE
+    paced = CbeAL.from_preset(
+        "CBEAL-4U", estimator=LogisticRegression(), budget=LabelCount(total=30, pace=0.02)
+    )
+    assert paced.agents[2][1].budget_fraction == 0.02
     model = CbeAL.from_preset(
         "CBEAL-4U", estimator=LogisticRegression(), budget=30, budget_fraction=0.05
     )

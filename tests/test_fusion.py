@@ -13,6 +13,7 @@ from sklearn.linear_model import LogisticRegression
 
 from cbeal import CbeAL, make_stream, simulate
 from cbeal.core import (
+    DEFAULT_PACE,
     Agent,
     Context,
     Decision,
@@ -320,9 +321,12 @@ def test_query_many_decides_as_query_one() -> None:
 
 def test_fusion_parameters_are_checked() -> None:
     s = make_stream(n=100, random_state=0)
-    with pytest.raises(ParameterError, match="rate"):
-        _fused(budget=10).fit(s.X0, s.y0)  # a count needs ScoreFusion(budget_fraction=…)
-    _fused(budget=10, fusion=fusion_of(budget_fraction=0.1)).fit(s.X0, s.y0)
+    # a count alone is paced at the default pace; a share given is the pace
+    assert _fused(budget=10).fit(s.X0, s.y0).policy_.pacer_.budget_fraction == DEFAULT_PACE
+    given = _fused(budget=10, fusion=fusion_of(budget_fraction=0.1)).fit(s.X0, s.y0)
+    assert given.policy_.pacer_.budget_fraction == 0.1
+    with pytest.raises(ParameterError, match="pacer must be"):
+        _fused(fusion=fusion_of(pacer="strict")).fit(s.X0, s.y0)
     with pytest.raises(ParameterError, match="one of them"):
         from cbeal.core import Exp4P
 

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from cbeal.bridges.client import Client
-from cbeal.core import InvalidInputError, ParameterError
+from cbeal.core import InvalidInputError, LabelRate, ParameterError, as_budget
 
 __all__ = ["replay"]
 
@@ -117,6 +117,8 @@ def replay(
     create: bool = False,
     initial: int = 20,
     budget: str = "5%",
+    pace: str | None = None,
+    preset: str | None = None,
     learner: str | None = None,
     tolerance: float | None = None,
     unit: str | None = None,
@@ -183,6 +185,8 @@ def replay(
                 "features": features,
                 **{k: v for k, v in what.items() if v is not None},
                 "budget": budget,
+                **({} if pace is None else {"budget_fraction": _share(pace)}),
+                **({} if preset is None else {"preset": preset}),
                 "initial": {
                     "x": _rows(frame.iloc[:initial], features),
                     "y": truth[:initial],
@@ -266,3 +270,15 @@ def _number(v: Any, label: str) -> float:
 
 def _plain(v: Any) -> Any:
     return v.item() if hasattr(v, "item") else v
+
+
+def _share(pace: str) -> float:
+    """A count budget's pace from its text: a share of the parts such as ``5%`` or ``0.05``.
+
+    >>> _share("2%"), _share("0.1")
+    (0.02, 0.1)
+    """
+    share = as_budget(pace)
+    if not isinstance(share, LabelRate):
+        raise ParameterError(f"a pace is a share of the parts such as 5% or 0.05, got {pace!r}")
+    return share.share()

@@ -34,26 +34,22 @@ def labels_allowed(value: Any, n_stream: int) -> int:
     """
     b = budget(value)
     if isinstance(b, LabelRate):
-        n = math.floor(float(b.rate) * n_stream + _EPS)
+        n = math.floor(float(b.rate) * n_stream + float(b.burst) + _EPS)
         return min(n, int(b.total)) if b.total is not None else n
     if isinstance(b, LabelCount):
         return min(int(b.total), n_stream)
     return n_stream
 
 
-def budget_share(value: Any, n_stream: int | None = None) -> float | None:
-    """The share of the stream the budget allows: the rate, or a count over `n_stream`
-    (None for a count on a stream of unknown length).
+def budget_share(value: Any, n_stream: int | None = None) -> float:
+    """The share of the stream the budget is paced at (:meth:`~cbeal.core.Budget.share`):
+    the rate, or a count over `n_stream` (on a stream of unknown length the count's pace,
+    by default :data:`~cbeal.core.DEFAULT_PACE`).
 
     >>> budget_share("5%"), budget_share(50, 1000), budget_share(50)
-    (0.05, 0.05, None)
+    (0.05, 0.05, 0.05)
     """
-    b = budget(value)
-    if isinstance(b, LabelRate):
-        return float(b.rate)
-    if n_stream is None or n_stream < 1:
-        return None
-    return min(1.0, labels_allowed(b, n_stream) / n_stream)
+    return budget(value).share(n_stream)
 
 
 def describe_budget(value: Any, n_stream: int | None = None) -> str:
@@ -68,6 +64,8 @@ def describe_budget(value: Any, n_stream: int | None = None) -> str:
     if isinstance(b, LabelRate):
         text = f"{100 * float(b.rate):g}% of the parts, paced (at most {100 * float(b.rate):g} "
         text += "labels per 100 parts"
+        if float(b.burst) > 0:
+            text += f", up to {float(b.burst):g} ahead of that pace"
         if b.window is not None:
             text += f", at most {b.max_in_window} in any {b.window}"
         if n_stream is not None:
@@ -76,5 +74,10 @@ def describe_budget(value: Any, n_stream: int | None = None) -> str:
             text += f"; at most {b.total} in all"
         return text + ")"
     if isinstance(b, LabelCount):
-        return f"{b.total} labels, spent whenever the agents ask"
+        if b.pace is None:
+            return f"{b.total} labels, spent whenever the agents ask"
+        return (
+            f"{b.total} labels, spent whenever the agents ask (paced at "
+            f"{100 * float(b.pace):g}% of the parts while they last)"
+        )
     return str(b)

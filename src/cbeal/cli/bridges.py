@@ -88,6 +88,18 @@ def _replay_parser(sub: Any) -> None:
         "count (50)",
     )
     rep.add_argument(
+        "--pace",
+        default=None,
+        help="with a count --budget: the share of the parts to spend it at while it lasts, "
+        "e.g. 2%% (default 5%%)",
+    )
+    rep.add_argument(
+        "--preset",
+        default=None,
+        help=f"preset of a created stream (default: the recommended one): "
+        f"{catalog_choices('presets')}",
+    )
+    rep.add_argument(
         "--learner",
         default=None,
         help=f"learner of a created stream (default: logreg): {catalog_choices('learners')}; "
@@ -149,6 +161,8 @@ def run_replay(args: argparse.Namespace) -> int:
         create=args.create,
         initial=args.initial,
         budget=args.budget,
+        pace=args.pace,
+        preset=args.preset,
         learner=args.learner,
         tolerance=args.tolerance,
         unit=args.unit,

@@ -6,8 +6,9 @@ enforces it.
 """
 
 from cbeal.core.agent import Agent, Context
-from cbeal.core.budget import Budget, LabelCount, LabelRate, as_budget
+from cbeal.core.budget import DEFAULT_PACE, Budget, LabelCount, LabelRate, as_budget
 from cbeal.core.decision import Decision
+from cbeal.core.deficit_pacer import DeficitPacer
 from cbeal.core.density_weighted import DensityWeightedAgent
 from cbeal.core.ensemble import AgentEnsemble
 from cbeal.core.ewma import ChartStep, EWMAChart
@@ -38,6 +39,7 @@ from cbeal.core.single import SingleAgentPolicy
 from cbeal.core.space_filling import SpaceFillingAgent
 
 __all__ = [
+    "DEFAULT_PACE",
     "PRESETS",
     "Agent",
     "AgentEnsemble",
@@ -48,6 +50,7 @@ __all__ = [
     "Context",
     "Decision",
     "DecisionError",
+    "DeficitPacer",
     "DensityWeightedAgent",
     "EWMAChart",
     "EqualWeights",

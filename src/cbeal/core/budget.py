@@ -6,9 +6,14 @@ label may be spent now. A refused sample is skipped without a draw, exactly as a
 paper's ``while budget_used < B``.
 
 * :class:`LabelCount` is the paper's budget ``B``: a total, spent as early as the agents want.
-* :class:`LabelRate` paces spending over a stream of unknown length: after ``t`` samples at
-  most ``floor(rate · t)`` labels have been spent, optionally at most ``max_in_window`` in any
-  ``window`` consecutive samples (an expert's capacity per shift) and at most ``total``.
+* :class:`LabelRate` paces spending over a stream of unknown length, as a token bucket: after
+  ``t`` samples at most ``floor(rate · t + burst)`` labels have been spent (``burst`` labels
+  ahead of the even schedule at most), optionally at most ``max_in_window`` in any ``window``
+  consecutive samples (an expert's capacity per shift) and at most ``total``.
+
+Every budget knows the share of the stream it allows (:meth:`Budget.share`): the rate of a
+rate, a count over the stream's length, or — on a stream of unknown length — the count's
+`pace` (default :data:`DEFAULT_PACE`). Models that pace their spending take it from there.
 
 Either is never exceeded: a label counts when the decision to acquire it is made, pending
 labels included. :meth:`Budget.refund` gives a label back when a pending acquisition is
@@ -25,9 +30,17 @@ from typing import Any
 from cbeal.core.exceptions import BudgetError
 from cbeal.core.params import Params
 
-__all__ = ["Budget", "LabelCount", "LabelRate", "as_budget"]
+__all__ = ["DEFAULT_PACE", "RATE_BURST", "Budget", "LabelCount", "LabelRate", "as_budget"]
 
 _EPS = 1e-9  # rate · t is a float: 0.29 · 100 = 28.999999999999996 must allow 29 labels
+
+#: The share of the parts a count is paced at on a stream of unknown length, unless a
+#: pace is given (``LabelCount(total=100, pace=0.02)``; a model's ``budget_fraction``).
+DEFAULT_PACE = 0.05
+
+#: Labels a share such as ``"10%"`` may run ahead of the even schedule (its token bucket's
+#: depth, :class:`LabelRate`'s ``burst``); chosen on the development part (BENCHMARK.md).
+RATE_BURST = 0.0
 
 
 class Budget(Params, ABC):
@@ -65,9 +78,23 @@ class Budget(Params, ABC):
     def reason(self) -> str:
         """Why a sample was skipped when :meth:`allows` says no, for a :class:`Decision`."""
 
+    def share(self, n_stream: int | None = None) -> float:
+        """The share of the samples this budget allows, for a stream of `n_stream` samples
+        (None: of unknown length). The one rule every model paces by."""
+        return DEFAULT_PACE
+
 
 class LabelCount(Budget):
     """At most `total` labels over the whole stream (the paper's budget ``B``).
+
+    Parameters
+    ----------
+    total
+        The number of labels.
+    pace
+        The share of the parts to spend them at while they last, for models that pace
+        their spending; None: ``total / n`` on a stream of known length ``n``, else
+        :data:`DEFAULT_PACE`.
 
     Examples
     --------
@@ -77,17 +104,29 @@ class LabelCount(Budget):
     (True, None, None, False)
     >>> b.refund(2); b.left(3)
     1
+    >>> b.share(1000), b.share(), LabelCount(total=2, pace=0.01).share()
+    (0.002, 0.05, 0.01)
     """
 
     @classmethod
     def _unit_test_params(cls) -> list[dict[str, Any]]:
-        return [{"total": 12}]
+        return [{"total": 12}, {"total": 12, "pace": 0.02}]
 
-    def __init__(self, *, total: int = 100) -> None:
+    def __init__(self, *, total: int = 100, pace: float | None = None) -> None:
         self.total = total
+        self.pace = pace
 
     def _check(self) -> None:
         _check_count(self.total, "total")
+        if self.pace is not None:
+            _check_share(self.pace, "pace")
+
+    def share(self, n_stream: int | None = None) -> float:
+        if self.pace is not None:
+            return float(self.pace)
+        if n_stream is None or n_stream < 1:
+            return DEFAULT_PACE
+        return min(1.0, int(self.total) / n_stream)
 
     def left(self, t: int) -> int:
         return int(self.total) - self.spent_
@@ -97,20 +136,28 @@ class LabelCount(Budget):
         return "budget exhausted"
 
     def __str__(self) -> str:
-        return f"{self.total} labels"
+        text = f"{self.total} labels"
+        return text if self.pace is None else f"{text}, paced at {100 * float(self.pace):g}%"
 
 
 class LabelRate(Budget):
-    """At most ``floor(rate · t)`` labels after ``t`` samples: a share of the parts, paced.
+    """At most ``floor(rate · t + burst)`` labels after ``t`` samples: a share of the parts,
+    paced as a token bucket.
 
     The allowance grows by `rate` per sample and unused allowance carries over, so a quiet
-    spell lets the agents ask more later; `window` and `max_in_window` bound such bursts
-    (e.g. at most 20 labels in any 1,000 samples), and `total` caps the whole stream.
+    spell lets the agents ask more later; `burst` lets them run that many labels ahead of
+    the even schedule when good samples come early; `window` and `max_in_window` bound
+    bursts in time (e.g. at most 20 labels in any 1,000 samples), and `total` caps the
+    whole stream.
 
     Parameters
     ----------
     rate
         Share of the samples that may be labelled, in (0, 1); e.g. 0.02 for 2 % of parts.
+    burst
+        Labels that may be spent ahead of ``rate · t`` (the bucket's depth, ``≥ 0``); 0 is
+        the strict cap ``floor(rate · t)``. A share read from text or a number
+        (:func:`as_budget`) gets :data:`RATE_BURST`.
     total
         Optional cap on all labels.
     window, max_in_window
@@ -124,21 +171,29 @@ class LabelRate(Budget):
     [False, False, True]
     >>> b.spend(10); b.allows(19), b.allows(20)
     (False, True)
+
+    A bucket two labels deep lets the first two labels come at once:
+
+    >>> b = LabelRate(rate=0.1, burst=2).start()
+    >>> b.left(1), b.left(10)
+    (2, 3)
     """
 
     @classmethod
     def _unit_test_params(cls) -> list[dict[str, Any]]:
-        return [{"rate": 0.05, "window": 100, "max_in_window": 3}]
+        return [{"rate": 0.05, "window": 100, "max_in_window": 3}, {"rate": 0.05, "burst": 2}]
 
     def __init__(
         self,
         *,
         rate: float = 0.1,
+        burst: float = 0.0,
         total: int | None = None,
         window: int | None = None,
         max_in_window: int | None = None,
     ) -> None:
         self.rate = rate
+        self.burst = burst
         self.total = total
         self.window = window
         self.max_in_window = max_in_window
@@ -150,6 +205,9 @@ class LabelRate(Budget):
                 f"rate must be a share of the samples in (0, 1), got {rate!r}; e.g. 0.02 "
                 "for 2 % of the parts"
             )
+        burst = self.burst
+        if isinstance(burst, bool) or not isinstance(burst, (int, float)) or not burst >= 0:
+            raise BudgetError(f"burst must be a number of labels ≥ 0, got {burst!r}")
         if self.total is not None:
             _check_count(self.total, "total")
         if (self.window is None) != (self.max_in_window is None):
@@ -164,7 +222,7 @@ class LabelRate(Budget):
         return self
 
     def left(self, t: int) -> int:
-        n = math.floor(float(self.rate) * t + _EPS) - self.spent_
+        n = math.floor(float(self.rate) * t + float(self.burst) + _EPS) - self.spent_
         if self.total is not None:
             n = min(n, int(self.total) - self.spent_)
         if self.window is not None:
@@ -188,13 +246,25 @@ class LabelRate(Budget):
     def reason(self) -> str:
         return "label rate reached"
 
+    def share(self, n_stream: int | None = None) -> float:
+        return float(self.rate)
+
     def __str__(self) -> str:
         text = f"{100 * float(self.rate):g}% of samples"
+        if float(self.burst) > 0:
+            text += f", up to {float(self.burst):g} labels ahead"
         if self.window is not None:
             text += f", at most {self.max_in_window} in any {self.window}"
         if self.total is not None:
             text += f", at most {self.total} in all"
         return text
+
+
+def _check_share(value: Any, name: str) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1:
+        raise BudgetError(
+            f"{name} must be a share of the parts in (0, 1], got {value!r}; e.g. 0.05 for 5 %"
+        )
 
 
 def _check_count(value: Any, name: str) -> None:
@@ -223,7 +293,10 @@ def as_budget(value: Any) -> Budget:
                 "a share such as 0.02 or '2%'"
             ) from None
         if text.endswith("%") and not 0 < number < 1:
-            raise BudgetError(f"a budget in percent must be between 0 and 100 %, got {value!r}")
+            raise BudgetError(
+                f"a budget in percent must be more than 0 % and less than 100 %, got {value!r}; "
+                "e.g. '10%'"
+            )
         return as_budget(number)
     if not isinstance(value, bool) and hasattr(value, "__index__"):
         value = int(value)  # numpy integers
@@ -234,7 +307,7 @@ def as_budget(value: Any) -> Budget:
         )
     value = float(value) if not isinstance(value, int) else value
     if isinstance(value, float) and 0 < value < 1:
-        return LabelRate(rate=value).start()
+        return LabelRate(rate=value, burst=RATE_BURST).start()
     if isinstance(value, float) and math.isfinite(value) and value.is_integer():
         value = int(value)
     if isinstance(value, int) and value >= 1:

@@ -4,7 +4,10 @@ Beside the paper's voting policy (:class:`~cbeal.core.AgentEnsemble`, where ever
 paces itself and Exp4.P-EWMA weighs the votes), score fusion asks each member for a graded
 score in [0, 1] (:meth:`~cbeal.core.Agent.score_one`), fuses them as a weighted mean
 (:mod:`cbeal.core.fusion_weights`) and lets one :class:`~cbeal.core.QuantilePacer` spend
-the budget evenly on the samples whose fused score is high among the recent ones.
+the budget on the samples whose fused score is high among the recent ones: the
+:class:`~cbeal.core.DeficitPacer` (``pacer="deficit"``: it may wait, catch up and run ahead)
+or the strict :class:`~cbeal.core.QuantilePacer` (``pacer="accrual"``: a label only once it
+has accrued).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from cbeal.core.agent import Agent, Context
+from cbeal.core.deficit_pacer import DeficitPacer
 from cbeal.core.ensemble import deciding, name_agents
 from cbeal.core.exceptions import ParameterError
 from cbeal.core.fusion_weights import EqualWeights, FusionWeights
@@ -61,7 +65,12 @@ class ScoreFusion(Policy):
         A :class:`~cbeal.core.FusionWeights` rule; None = :class:`EqualWeights`.
     budget_fraction
         The share of samples the pacer spends (the rate of a rate budget, or ``B / n``);
-        :class:`~cbeal.CbeAL` fills it in from a rate budget.
+        :class:`~cbeal.CbeAL` fills it in from its budget.
+    pacer
+        ``"accrual"``: :class:`~cbeal.core.QuantilePacer`, a label only once it has
+        accrued; ``"deficit"``: :class:`~cbeal.core.DeficitPacer`, the share asked for
+        follows the labels owed, so it may run ahead of the even schedule (its `window`
+        is this one; `tolerance`, the head start and the horizon are the accrual pacer's).
     window, tolerance, head_start, head_start_over
         The pacer's window, tolerance and head start (see
         :class:`~cbeal.core.QuantilePacer`); :class:`~cbeal.CbeAL` sets no head start
@@ -107,10 +116,12 @@ class ScoreFusion(Policy):
         head_start_over: float = 0.0,
         horizon: float | str | None = None,
         epsilon: float = 0.0,
+        pacer: str = "accrual",
     ) -> None:
         self.agents = agents
         self.weights = weights
         self.budget_fraction = budget_fraction
+        self.pacer = pacer
         self.window = window
         self.tolerance = tolerance
         self.head_start = head_start
@@ -155,16 +166,30 @@ class ScoreFusion(Policy):
                     f"horizon must be a number of samples, None or 'auto', got {horizon!r}"
                 )
             horizon = None  # not resolved by a model: no end in view
-        self.pacer_ = QuantilePacer(
-            budget_fraction=self.budget_fraction,
-            window=self.window,
-            tolerance=self.tolerance,
-            head_start=self.head_start,
-            head_start_over=self.head_start_over,
-            horizon=horizon,
-        ).start(m)
+        self.pacer_: QuantilePacer | DeficitPacer
+        if self.pacer == "deficit":
+            self.pacer_ = DeficitPacer(
+                budget_fraction=self.budget_fraction, window=self.window
+            ).start()
+        elif self.pacer == "accrual":
+            self.pacer_ = QuantilePacer(
+                budget_fraction=self.budget_fraction,
+                window=self.window,
+                tolerance=self.tolerance,
+                head_start=self.head_start,
+                head_start_over=self.head_start_over,
+                horizon=horizon,
+            ).start(m)
+        else:
+            raise ParameterError(f"pacer must be 'deficit' or 'accrual', got {self.pacer!r}")
         self._plan(X0)
         return self
+
+    def repace(self, budget_fraction: float) -> None:
+        """A new budget from the next sample on: the pacer spends `budget_fraction` of the
+        coming samples, owing nothing yet (a renewal; the recent scores stay)."""
+        self.budget_fraction = budget_fraction
+        self.pacer_.repace(budget_fraction)
 
     def _plan(self, X0: np.ndarray) -> None:
         self._groups, self._solo = share_windows([a for _, a in self.agents_], X0)
@@ -221,7 +246,11 @@ class ScoreFusion(Policy):
             bad = [n for (n, _), s in zip(self.agents_, scores, strict=True) if not 0 <= s <= 1]
             raise ParameterError(f"members {bad} gave scores outside [0, 1]: {scores.tolist()}")
         w = self._weights()
-        fused, threshold, ask = self.pacer_.decide(scores, w)
+        pacer = self.pacer_
+        if type(pacer) is DeficitPacer:
+            fused, threshold, ask = pacer.decide(float(scores @ w))
+        else:
+            fused, threshold, ask = pacer.decide(scores, w)
         rule = self.rule_
         if type(rule).observe_one is not FusionWeights.observe_one:  # else nothing to track
             rule.observe_one(scores)

@@ -131,15 +131,7 @@ class QuantilePacer(Params):
         self.horizon = horizon
 
     def _check(self) -> None:
-        b = self.budget_fraction
-        if isinstance(b, bool) or not isinstance(b, (int, float)) or not 0.0 < b <= 1.0:
-            raise ParameterError(
-                f"budget_fraction must be a share of the samples in (0, 1], got {b!r}; e.g. "
-                "0.05 for a budget of 5 %"
-            )
-        w = self.window
-        if isinstance(w, bool) or not isinstance(w, (int, np.integer)) or w < 2:
-            raise ParameterError(f"window must be a whole number ≥ 2, got {w!r}")
+        check_pace(self.budget_fraction, self.window)
         tol = self.tolerance
         if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not tol > 0.0:
             raise ParameterError(f"tolerance must be a number of labels > 0, got {tol!r}")
@@ -257,6 +249,27 @@ class QuantilePacer(Params):
     def acquired_one(self) -> None:
         """The model acquired the last sample (asked for by the pacer or not)."""
         self.n_acquired_ += 1
+
+    def repace(self, budget_fraction: float) -> None:
+        """A new budget from the next sample on: pace to `budget_fraction`, owing nothing,
+        with no head start and no end in view (the recent scores stay)."""
+        self.set_params(budget_fraction=budget_fraction, head_start=0.0, horizon=None)
+        self._check()
+        self.n_seen_ = 0
+        self.n_acquired_ = 0
+
+
+def check_pace(budget_fraction: Any, window: Any) -> None:
+    """A pacer's share of the samples in (0, 1] and its window of ≥ 2 samples."""
+    b = budget_fraction
+    if isinstance(b, bool) or not isinstance(b, (int, float)) or not 0.0 < b <= 1.0:
+        raise ParameterError(
+            f"budget_fraction must be a share of the samples in (0, 1], got {b!r}; e.g. "
+            "0.05 for a budget of 5 %"
+        )
+    w = window
+    if isinstance(w, bool) or not isinstance(w, (int, np.integer)) or w < 2:
+        raise ParameterError(f"window must be a whole number ≥ 2, got {w!r}")
 
 
 def _dense(a: np.ndarray) -> bool:

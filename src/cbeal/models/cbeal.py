@@ -170,8 +170,10 @@ class CbeAL(StreamLearner):
         sampling and minority seeking with equal weights, one quantile pacer spending the
         budget evenly — chosen on the development part of cbeal's label-efficiency suite
         (BENCHMARK.md); ``CBEAL-4U`` is the previous recommendation (Exp4.P, step 0.2, no
-        EWMA chart). Both pace to the budget as a share of the stream: give `budget` as a
-        rate (e.g. ``0.05``) or pass ``budget_fraction=B / n`` with a count.
+        EWMA chart). Both pace to the budget as a share of the stream: a rate (``0.05``) is
+        its own share; a count ``B`` is paced at ``budget_fraction`` (``B / n`` on a stream
+        of ``n`` samples), by default at :data:`~cbeal.core.DEFAULT_PACE` (5 %) while it
+        lasts.
         """
         entry = preset_entry(name)
         share = budget_fraction
@@ -181,8 +183,8 @@ class CbeAL(StreamLearner):
             # score fusion: one pacer for the whole ensemble instead of the bandit's vote
             if share is None:
                 raise ParameterError(
-                    f"{entry.name} paces one budget over the fused score: give the budget "
-                    "as a rate (e.g. budget=0.05) or pass budget_fraction=B/n with a count"
+                    f"{entry.name} paces one budget over the fused score: give the budget, "
+                    "e.g. budget=0.05 (a rate) or budget=100 (a count)"
                 )
             options = {k: v for k, v in entry.fusion.items() if k != "weights"}
             if budget_fraction is not None:
@@ -237,13 +239,8 @@ class CbeAL(StreamLearner):
         if self.fusion.agents is not None:
             raise ParameterError("give the agents to CbeAL, not to its ScoreFusion")
         share = self.fusion.budget_fraction
-        if share is None:
+        if share is None:  # the budget's own share: a rate, or a count's pace
             share = budget_share(self.budget)
-        if share is None:
-            raise ParameterError(
-                "score fusion paces the budget to a share of the samples: give the budget as "
-                "a rate (e.g. budget=0.05) or ScoreFusion(budget_fraction=B/n) for a count B"
-            )
         fusion = self.fusion.clone().set_params(
             agents=self.agents, budget_fraction=share, epsilon=self.epsilon
         )

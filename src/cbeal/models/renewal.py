@@ -78,5 +78,8 @@ class RenewedBudget(Budget):
     def reason(self) -> str:
         return self.budget_.reason
 
+    def share(self, n_stream: int | None = None) -> float:
+        return self.budget_.share(n_stream)
+
     def __str__(self) -> str:
         return f"{self.budget_} from sample {int(self.after) + 1} on"

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, TypeVar
 
 from cbeal.core import ParameterError, Params
-from cbeal.core.budget import LabelRate
+from cbeal.core.budget import LabelCount
 from cbeal.models.renewal import RenewedBudget
 from cbeal.models.stream_state import StreamState
 
@@ -35,8 +35,10 @@ class BudgetRenewal(StreamState):
         agents and the bandit's weights.
 
         Agents that pace themselves to a share of the stream (those with a
-        ``budget_fraction``, such as ENT and VU) are re-paced to `budget_fraction`, else
-        to the share of a rate; with a count and no `budget_fraction` they keep their pace.
+        ``budget_fraction``, such as ENT and VU) and score fusion's pacer are re-paced to
+        `budget_fraction`, else to the share of a rate (or of a count with a ``pace``);
+        with a count and no share they keep their pace. Fusion's pacer starts owing nothing
+        against the new budget, so it keeps choosing by the scores.
         `budget` also becomes the ``budget`` parameter, with which a later :meth:`fit`
         starts a new stream. ``set_params(budget=...)`` on a fitted model calls this.
 
@@ -54,8 +56,8 @@ class BudgetRenewal(StreamState):
             renewed = RenewedBudget(budget=budget, after=self.t_).start()  # checks `budget`
             fresh = renewed.budget_
             share = budget_fraction
-            if share is None and isinstance(fresh, LabelRate):
-                share = float(fresh.rate)
+            if share is None and not (isinstance(fresh, LabelCount) and fresh.pace is None):
+                share = fresh.share()  # a rate, or a count with a pace of its own
             if share is not None and not (
                 isinstance(share, (int, float)) and not isinstance(share, bool) and 0 < share <= 1
             ):
@@ -67,6 +69,11 @@ class BudgetRenewal(StreamState):
             self.budget_ = renewed
             if share is not None:
                 self._repace(float(share))
+            # a pacer over the whole ensemble starts owing nothing against the new budget
+            # (else it keeps the old budget's account, and the cap alone picks the samples)
+            repace = getattr(self.policy_, "repace", None)
+            if repace is not None:
+                repace(float(share) if share is not None else self.policy_.budget_fraction)
         return self
 
     def _repace(self, share: float) -> None:

@@ -161,6 +161,15 @@ PROFILES: dict[str, Profile] = {
     "fusion4-fresh3": Profile(
         "fusion4-fresh3", _part("fresh3"), 2, first_replication=4, groups=(), names=_ROUND4
     ),
+    # issue 32 (round 5), the development part fusion5-dev = fusion4-dev (BENCHMARK.md);
+    # these profiles add the round-5 candidates' rows, source by source (the candidates are
+    # named when the profile is run: the rule decides which run after which)
+    "fusion5-dev2": Profile("fusion5-dev2", _part("dev"), 2, groups=()),
+    "fusion5-fresh": Profile("fusion5-fresh", _part("fresh"), 2, groups=()),
+    "fusion5-fresh2": Profile(
+        "fusion5-fresh2", _part("fresh") + _part("fresh2"), 2, first_replication=2, groups=()
+    ),
+    "fusion5-fresh3": Profile("fusion5-fresh3", _part("fresh3"), 2, first_replication=4, groups=()),
     # issue 23 round 3, the third fresh part: 18 new workloads, replications 4-5; the
     # strategies of fresh2 (the rate-budget twin is skipped if its decisions equal the
     # count run's, BENCHMARK.md)

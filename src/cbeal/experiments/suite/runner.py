@@ -145,6 +145,10 @@ def _run_one(
         "last_acquisition": float((np.flatnonzero(acq)[-1] + 1) / n_stream) if acq.any() else 0.0,
         # how evenly the labels were spread: the share of them in the stream's first half
         "first_half_share": float(acq[: n_stream // 2].sum() / acq.sum()) if acq.any() else 0.0,
+        # how far ahead of the even schedule b · t the run ever was, in labels (round 5)
+        "max_lead": float(np.max(np.cumsum(acq) - budget / n_stream * np.arange(1, n_stream + 1)))
+        if n_stream
+        else 0.0,
     }
     if len(trace.agent_names) > 1:
         row.update(_diagnostics(trace, data.y_stream))

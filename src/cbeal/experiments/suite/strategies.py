@@ -212,15 +212,17 @@ class FusionCandidate:
     epsilon: float = 0.0
     rate: bool = False
     pacer: tuple[tuple[str, Any], ...] = ()  # ScoreFusion's pacer options (round 2)
+    burst: float = 0.0  # with `rate`: the token bucket's depth (round 5)
 
     def build(self, est: Any, budget: int, n_stream: int, seed: int) -> StreamLearner:
         b = budget / n_stream
+        cap = LabelRate(rate=b, total=budget, burst=self.burst) if self.rate else budget
         return CbeAL(
             agents=fusion_pool(self.members, b, est),
             fusion=fusion_of(self.weights, budget_fraction=b, **dict(self.pacer)),
             epsilon=self.epsilon,
             estimator=est,
-            budget=LabelRate(rate=b, total=budget) if self.rate else budget,
+            budget=cap,
             random_state=seed,
         )
 
@@ -228,6 +230,8 @@ class FusionCandidate:
 _U4 = ("RAL1", "RAL2", "ENT", "VU")  # CBEAL-4U's members
 _DELAYED = (("head_start", 1.0), ("head_start_over", 1.0), ("horizon", "auto"))
 _END = (("head_start", 0.0), ("horizon", "auto"))
+_DEFICIT = (("pacer", "deficit"),)
+_BURSTS = (1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0)  # round 5: k is chosen from the count runs
 _DIVERSE = ("H", "QBC", "DWU", "MIN", "SPF1", "LDS")  # members that see different things
 FUSION: tuple[FusionCandidate, ...] = (
     FusionCandidate("F:4U-eq", "fusion", _U4),
@@ -250,6 +254,24 @@ FUSION: tuple[FusionCandidate, ...] = (
     FusionCandidate("F:H+QBC+MIN-end", "fusion2", ("H", "QBC", "MIN"), pacer=_END),
     # round 4: entropy and minority seeking alone, with round 3's pacer
     FusionCandidate("F:H+MIN-end", "fusion4", ("H", "MIN"), pacer=_END),
+    # round 5 (issue 32): the pacer (accrual: F:, deficit: D:) × minority seeking, under the
+    # count budget; the rate-budget twins and the leave-one-member-out sets
+    FusionCandidate("F:4U-end", "fusion5", _U4, pacer=_END),
+    FusionCandidate("D:5F", "fusion5", (*_U4, "MIN"), pacer=_DEFICIT),
+    FusionCandidate("D:4U", "fusion5", _U4, pacer=_DEFICIT),
+    *(
+        FusionCandidate(
+            f"D:{tag}-rate{k:g}", "fusion5", members, pacer=_DEFICIT, rate=True, burst=k
+        )
+        for tag, members in (("5F", (*_U4, "MIN")), ("4U", _U4))
+        for k in _BURSTS
+    ),
+    *(
+        FusionCandidate(f"{p[0]}:{tag}-{m}", "fusion5", tuple(x for x in ms if x != m), pacer=p[1])
+        for p in (("D", _DEFICIT), ("F", _END))
+        for tag, ms in (("5F", (*_U4, "MIN")), ("4U", _U4))
+        for m in ms
+    ),
 )
 
 

@@ -18,6 +18,7 @@ def build_model(config: StreamConfig) -> Any:
     common: dict[str, Any] = {
         "estimator": learner(str(config.learner), random_state=config.seed),
         "budget": config.budget,
+        "budget_fraction": config.budget_fraction,
         "classes": None if config.classes is None else list(config.classes),
         "tolerance": config.tolerance,
         "refit_every": None,

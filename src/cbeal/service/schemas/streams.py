@@ -25,7 +25,6 @@ from cbeal.catalog import (
     RECOMMENDED,
     agent_entry,
     budget,
-    budget_share,
     learner_entry,
     preset_entry,
 )
@@ -116,7 +115,7 @@ class StreamConfig(BaseModel):
     preset: str | None = Field(
         default=None,
         description=f"a preset of the catalog; default: the recommended {RECOMMENDED} (it "
-        "paces its agents to a rate budget; the paper's presets are CBEAL-2, -4, -4*, -6, -8), "
+        "paces its agents to the budget; the paper's presets are CBEAL-2, -4, -4*, -6, -8), "
         "for regression CBEAL-R",
     )
     agents: list[str] | None = Field(
@@ -128,7 +127,16 @@ class StreamConfig(BaseModel):
         "gaussian-process)",
     )
     budget: int | float | str = Field(
-        default="5%", description="labels (100) or a rate (0.05, '5%')"
+        default="5%",
+        description="labels (100: at most that many) or a rate (0.05, '5%': about one part "
+        "in twenty, a few labels ahead at most)",
+    )
+    budget_fraction: float | None = Field(
+        default=None,
+        gt=0,
+        le=1,
+        description="with a count budget: the share of the parts to spend it at while it "
+        "lasts (default 0.05); with a rate: the rate itself",
     )
     seed: int = Field(default=0, ge=0, le=2**31 - 1)
     preprocess: Literal["impute-scale", "none"] = "impute-scale"
@@ -180,7 +188,7 @@ class StreamConfig(BaseModel):
         if self.task is None:
             self.task = "regression" if is_regressor_name(self.learner) else "classification"
         try:
-            spend = budget(self.budget)
+            budget(self.budget)  # one message for every budget it cannot read
             if self.task == "regression":
                 check_regression(self)
             else:
@@ -188,21 +196,12 @@ class StreamConfig(BaseModel):
                 self.learner = learner_entry(self.learner or "logreg").name
             if self.agents is None:
                 self.preset = preset_entry(self.preset).name
-                paces = preset_entry(self.preset).paces
             else:
                 if len(self.agents) < 2:
                     raise ValueError("agents needs at least two names, e.g. ['LD2', 'RAL1']")
                 self.agents = [agent_entry(a).name for a in self.agents]
-                paces = any(agent_entry(a).paces for a in self.agents)
         except (ParameterError, BudgetError) as exc:
             raise ValueError(str(exc)) from None
-        if paces and budget_share(spend) is None:
-            what = f"the preset {self.preset}" if self.agents is None else "these agents"
-            raise ValueError(
-                f"{what} pace to a share of the samples, and a stream has no known length: "
-                "give the budget as a rate such as '5%', or choose a paper preset such as "
-                "CBEAL-6 for a number of labels"
-            )
         if self.classes is None:  # regression: its labels were checked as measured values
             return self
         if self.failure_class is not None and repr(self.failure_class) not in {
