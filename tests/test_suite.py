@@ -21,7 +21,7 @@ pd = pytest.importorskip("pandas")
 # ------------------------------------------------------------------------- workloads
 def test_workload_ids_unique_and_parts_disjoint_and_balanced() -> None:
     parts = [p for _, p in WORKLOADS.values()]
-    assert set(parts) == {"dev", "eval", "fresh", "fresh2", "fresh3"}
+    assert set(parts) == {"dev", "eval", "fresh", "fresh2", "fresh3", "fresh5"}
     assert parts.count("dev") == parts.count("eval")
     fams = {p: {w.family for w, q in WORKLOADS.values() if q == p} for p in set(parts)}
     assert fams["dev"] == fams["eval"]  # every kind of data on both sides
@@ -66,6 +66,43 @@ def test_third_fresh_part_is_new_workloads_and_new_seeds() -> None:
     }
     assert not {workload(k).seed(r) for k in f3.workloads for r in f3.replication_ids} & earlier
     assert list(f3.replication_ids) == [4, 5]
+
+
+def test_fifth_fresh_part_is_new_workloads_and_new_seeds() -> None:
+    # round 5 (issue 32): no source or generator setting of any earlier part, no workload
+    # of river's bundled real-world data or a KEEL set derived from one
+    looked = {(w.family, w.source, w.options) for w, q in WORKLOADS.values() if q != "fresh5"}
+    f5 = PROFILES["fresh5"]
+    new = {(workload(k).family, workload(k).source, workload(k).options) for k in f5.workloads}
+    assert len(new) == len(f5.workloads) == 19 and not new & looked
+    assert {workload(k).family for k in f5.workloads} == {"keel", "drift"}
+    derived = ("shuttle", "segment", "flare", "kddcup", "banana")
+    assert not [k for k in f5.workloads if any(d in k for d in derived)]
+    # new replication seeds: no (workload, replication) seed drawn by any other profile
+    earlier = {
+        workload(k).seed(r)
+        for name, prof in PROFILES.items()
+        if name != "fresh5"
+        for k in prof.workloads
+        for r in prof.replication_ids
+    }
+    seeds = {workload(k).seed(r) for k in f5.workloads for r in f5.replication_ids}
+    assert len(seeds) == 2 * len(f5.workloads) and not seeds & earlier
+    assert list(f5.replication_ids) == [6, 7]
+    assert set(f5.learners) == {"logreg", "svm"} and set(f5.budgets) == {0.05, 0.10}
+
+
+def test_fifth_fresh_part_gives_every_cell_a_budget() -> None:
+    # B = max(1, round(b * n_stream)) as in the runner: at least 3 labels at 5 %, and the
+    # minority class of every set reaches the test set
+    pytest.importorskip("river")
+    f5 = PROFILES["fresh5"]
+    for k in f5.workloads:
+        for r in f5.replication_ids:
+            s = workload(k).split(r)
+            assert round(0.05 * s.y_stream.size) >= 3, k
+            classes = np.unique(np.concatenate([s.y0, s.y_stream]))
+            assert np.array_equal(np.unique(s.y_test), classes), k
 
 
 def test_split_is_seeded_and_versioned() -> None:

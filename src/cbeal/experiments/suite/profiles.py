@@ -181,4 +181,27 @@ PROFILES: dict[str, Profile] = {
         groups=("peer", "recommended", "recommended-rate"),
         names=_FRESH_FIXED,
     ),
+    # issue 32 round 5, the fifth fresh part: 19 new workloads, replications 6-7, fixed
+    # before any round-5 candidate ran on it; today's default CBEAL-5F, ENT, the peers and
+    # the fixed strategies (the round-5 winner is added by name before its run)
+    "fresh5": Profile(
+        "fresh5",
+        _part("fresh5"),
+        2,
+        first_replication=6,
+        groups=(),
+        names=(
+            "CBEAL-5F",
+            "ENT",
+            "StreamProbabilisticAL (skactiveml)",
+            "RS",
+            "EntropySampler (river)",
+            "CBEAL-4U",
+            "VariableUncertainty (skactiveml)",
+            "Split (skactiveml)",
+            "StreamDensityBasedAL (skactiveml)",
+            "CBEAL-6",
+            "CBEAL-4",
+        ),
+    ),
 }
