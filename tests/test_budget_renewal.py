@@ -123,3 +123,47 @@ def test_a_renewed_model_is_saved_and_continues_identically(
 )
 def test_the_renewed_budget_follows_the_conventions(check: object) -> None:
     check(RenewedBudget(budget=20, after=100))  # type: ignore[operator]
+
+
+def _asks_after_renewal(how: str) -> tuple[list[int], np.ndarray, np.ndarray]:
+    """The recommended preset streams 1,000 parts at 5 %, is renewed (`how`), then sees
+    1,000 more: the parts asked for after the renewal, and every part's fused score."""
+    from cbeal import make_stream
+
+    s = make_stream(n=2100, random_state=5)
+    model = CbeAL.from_preset(estimator=LogisticRegression(), budget=0.05, random_state=5)
+    model.fit(s.X0, s.y0)
+    simulate(model, s.X_stream[:1000], s.y_stream[:1000])
+    if how == "renew":
+        model.renew_budget(0.05)
+    elif how == "set_params":
+        model.set_params(budget="5%")
+    else:  # saved, loaded, then renewed
+        import tempfile
+        from pathlib import Path
+
+        with tempfile.TemporaryDirectory() as tmp:
+            model.save(Path(tmp) / "m.cbeal")
+            model = CbeAL.load(Path(tmp) / "m.cbeal")
+        model.renew_budget("5%")
+    asked, scores = [], []
+    for i in range(1000, 2000):
+        d = model.query_one(s.X_stream[i])
+        scores.append(d.score)
+        if d.acquire:
+            asked.append(i)
+            model.learn_one(s.X_stream[i], s.y_stream[i], decision=d)
+    score = np.array(scores)
+    return asked, score[np.array(asked) - 1000], score
+
+
+@pytest.mark.parametrize("how", ["renew", "set_params", "loaded"])
+def test_after_a_renewal_the_recommended_preset_still_chooses_by_the_scores(how: str) -> None:
+    # issue 32: renew_budget(0.05) used to leave fusion's pacer on the old budget's account,
+    # and the cap alone picked the parts: every 20th, all gaps equal
+    asked, asked_scores, scores = _asks_after_renewal(how)
+    assert 40 <= len(asked) <= 55
+    gaps = np.diff(asked)
+    assert len(set(gaps.tolist())) > 5, f"periodic asks: gaps {sorted(set(gaps.tolist()))}"
+    assert asked_scores.mean() > scores.mean() + 0.1
+    assert asked_scores.mean() > np.quantile(scores, 0.75)

@@ -321,12 +321,26 @@ def test_initial_rows_with_ids_are_duplicates_later(db: str) -> None:
         assert c.get("/api/v1/streams/line1").json()["samples_received"] == 0
 
 
-def test_the_recommended_preset_needs_a_rate_budget(db: str) -> None:
+def test_the_recommended_preset_takes_a_count_with_a_pace(db: str) -> None:
+    # issue 32: a count was refused with "choose a paper preset"
     s = line()
     with client(db) as c:
-        r = c.post("/api/v1/streams", json=stream_config(s, budget=40))
-        assert r.status_code == 422 and "rate such as '5%'" in r.text
-        r = c.post("/api/v1/streams", json=stream_config(s, budget=40, preset="CBEAL-6"))
+        r = c.post("/api/v1/streams", json=stream_config(s, budget=6))
+        assert r.status_code == 201, r.text
+        assert c.get("/api/v1/streams/line1").json()["budget"]["spec"] == ("6 labels, paced at 5%")
+        ids = [f"p{i}" for i in range(300)]
+        asked = [d for d in post_samples(c, s.X_stream[:300], ids) if d["acquire"]]
+        assert 1 <= len(asked) <= 6
+        paced = stream_config(s, name="line2", budget=40, budget_fraction=0.02)
+        assert c.post("/api/v1/streams", json=paced).status_code == 201
+        spec = c.get("/api/v1/streams/line2").json()["budget"]["spec"]
+        assert spec == "40 labels, paced at 2%"
+        bad = stream_config(s, name="line3", budget="5%", budget_fraction=0.02)
+        r = c.post("/api/v1/streams", json=bad)
+        assert r.status_code == 422 and "pace of a count budget" in r.text
+        r = c.post(
+            "/api/v1/streams", json=stream_config(s, name="line4", budget=40, preset="CBEAL-6")
+        )
         assert r.status_code == 201 and "LD1" in r.json()["weights"]
 
 

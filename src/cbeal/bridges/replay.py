@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from cbeal.bridges.client import Client
-from cbeal.core import InvalidInputError, LabelRate, ParameterError, as_budget
+from cbeal.core import InvalidInputError, ParameterError
 
 __all__ = ["replay"]
 
@@ -117,7 +117,7 @@ def replay(
     create: bool = False,
     initial: int = 20,
     budget: str = "5%",
-    pace: str | None = None,
+    budget_fraction: float | None = None,
     preset: str | None = None,
     learner: str | None = None,
     tolerance: float | None = None,
@@ -185,7 +185,7 @@ def replay(
                 "features": features,
                 **{k: v for k, v in what.items() if v is not None},
                 "budget": budget,
-                **({} if pace is None else {"budget_fraction": _share(pace)}),
+                **({} if budget_fraction is None else {"budget_fraction": budget_fraction}),
                 **({} if preset is None else {"preset": preset}),
                 "initial": {
                     "x": _rows(frame.iloc[:initial], features),
@@ -271,14 +271,3 @@ def _number(v: Any, label: str) -> float:
 def _plain(v: Any) -> Any:
     return v.item() if hasattr(v, "item") else v
 
-
-def _share(pace: str) -> float:
-    """A count budget's pace from its text: a share of the parts such as ``5%`` or ``0.05``.
-
-    >>> _share("2%"), _share("0.1")
-    (0.02, 0.1)
-    """
-    share = as_budget(pace)
-    if not isinstance(share, LabelRate):
-        raise ParameterError(f"a pace is a share of the parts such as 5% or 0.05, got {pace!r}")
-    return share.share()

@@ -137,6 +137,17 @@ def _label_values(create: bool) -> Any:
     return read
 
 
+def _pace(text: str) -> float:
+    """A count budget's pace: a share of the parts such as 5% or 0.05."""
+    from cbeal.catalog import budget
+    from cbeal.core import LabelRate, ParameterError
+
+    share = budget(text)
+    if not isinstance(share, LabelRate):
+        raise ParameterError(f"--pace takes a share of the parts such as 5% or 0.05, got {text!r}")
+    return share.share()
+
+
 def run_replay(args: argparse.Namespace) -> int:
     from cbeal.bridges.replay import replay
 
@@ -161,7 +172,7 @@ def run_replay(args: argparse.Namespace) -> int:
         create=args.create,
         initial=args.initial,
         budget=args.budget,
-        pace=args.pace,
+        budget_fraction=None if args.pace is None else _pace(args.pace),
         preset=args.preset,
         learner=args.learner,
         tolerance=args.tolerance,

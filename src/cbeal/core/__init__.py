@@ -6,7 +6,7 @@ enforces it.
 """
 
 from cbeal.core.agent import Agent, Context
-from cbeal.core.budget import DEFAULT_PACE, Budget, LabelCount, LabelRate, as_budget
+from cbeal.core.budget import DEFAULT_PACE, RATE_BURST, Budget, LabelCount, LabelRate, as_budget
 from cbeal.core.decision import Decision
 from cbeal.core.deficit_pacer import DeficitPacer
 from cbeal.core.density_weighted import DensityWeightedAgent
@@ -41,6 +41,7 @@ from cbeal.core.space_filling import SpaceFillingAgent
 __all__ = [
     "DEFAULT_PACE",
     "PRESETS",
+    "RATE_BURST",
     "Agent",
     "AgentEnsemble",
     "Budget",

@@ -185,6 +185,11 @@ class ScoreFusion(Policy):
         self._plan(X0)
         return self
 
+    @property
+    def budget_fraction_now(self) -> float:
+        """The share of the samples the pacer spends now."""
+        return float(self.pacer_.budget_fraction)
+
     def repace(self, budget_fraction: float) -> None:
         """A new budget from the next sample on: the pacer spends `budget_fraction` of the
         coming samples, owing nothing yet (a renewal; the recent scores stay)."""
@@ -247,7 +252,7 @@ class ScoreFusion(Policy):
             raise ParameterError(f"members {bad} gave scores outside [0, 1]: {scores.tolist()}")
         w = self._weights()
         pacer = self.pacer_
-        if type(pacer) is DeficitPacer:
+        if isinstance(pacer, DeficitPacer):
             fused, threshold, ask = pacer.decide(float(scores @ w))
         else:
             fused, threshold, ask = pacer.decide(scores, w)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-from cbeal.core import ParameterError, Params
+from cbeal.core import ParameterError, Params, ScoreFusion
 from cbeal.core.budget import LabelCount
 from cbeal.models.renewal import RenewedBudget
 from cbeal.models.stream_state import StreamState
@@ -71,9 +71,9 @@ class BudgetRenewal(StreamState):
                 self._repace(float(share))
             # a pacer over the whole ensemble starts owing nothing against the new budget
             # (else it keeps the old budget's account, and the cap alone picks the samples)
-            repace = getattr(self.policy_, "repace", None)
-            if repace is not None:
-                repace(float(share) if share is not None else self.policy_.budget_fraction)
+            policy = self.policy_
+            if isinstance(policy, ScoreFusion):
+                policy.repace(float(share) if share is not None else policy.budget_fraction_now)
         return self
 
     def _repace(self, share: float) -> None:

@@ -21,6 +21,7 @@ from cbeal.baselines import (
 )
 from cbeal.catalog import PRESETS, RECOMMENDED
 from cbeal.core import (
+    RATE_BURST,
     Agent,
     Exp4P,
     LabelRate,
@@ -323,12 +324,13 @@ def _all() -> dict[str, Strategy]:
 
 def _fusion_preset(name: str, rate: bool = False) -> Builder:
     """A preset exactly as a user gets it: with the count budget ``B`` and
-    ``budget_fraction=B/n``, or (`rate`) with the rate budget ``LabelRate(B/n, total=B)``."""
+    ``budget_fraction=B/n``, or (`rate`) with the rate budget ``LabelRate(B/n, total=B,
+    burst=RATE_BURST)``."""
 
     def build(est: Any, budget: int, n_stream: int, seed: int) -> StreamLearner:
         b = budget / n_stream
-        if rate:
-            cap = LabelRate(rate=b, total=budget)
+        if rate:  # "5%" as the README shows it (its token bucket), with the total B
+            cap = LabelRate(rate=b, total=budget, burst=RATE_BURST)
             return CbeAL.from_preset(name, estimator=est, budget=cap, random_state=seed)
         return CbeAL.from_preset(
             name, estimator=est, budget=budget, budget_fraction=b, random_state=seed

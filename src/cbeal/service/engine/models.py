@@ -17,8 +17,7 @@ def build_model(config: StreamConfig) -> Any:
 
     common: dict[str, Any] = {
         "estimator": learner(str(config.learner), random_state=config.seed),
-        "budget": config.budget,
-        "budget_fraction": config.budget_fraction,
+        "budget": _budget(config),
         "classes": None if config.classes is None else list(config.classes),
         "tolerance": config.tolerance,
         "refit_every": None,
@@ -29,6 +28,19 @@ def build_model(config: StreamConfig) -> Any:
     if config.agents is None:
         return CbeAL.from_preset(config.preset, **common)
     return CbeAL.from_agents(config.agents, **common)
+
+
+def _budget(config: StreamConfig) -> Any:
+    """The stream's budget: a rate as given; a count with its pace (the configured share,
+    else the default), so that the status says at what pace it is spent."""
+    from cbeal.catalog import budget
+    from cbeal.core import DEFAULT_PACE, LabelCount
+
+    spend = budget(config.budget)
+    if isinstance(spend, LabelCount):  # the schema allows budget_fraction with a count only
+        pace = DEFAULT_PACE if config.budget_fraction is None else config.budget_fraction
+        return LabelCount(total=spend.total, pace=pace)
+    return config.budget
 
 
 def preprocessor(config: StreamConfig, rows: Any) -> Any:

@@ -28,7 +28,7 @@ from cbeal.catalog import (
     learner_entry,
     preset_entry,
 )
-from cbeal.core import BudgetError, ParameterError
+from cbeal.core import BudgetError, LabelCount, ParameterError
 from cbeal.service.schemas.measured import check_classification, check_regression, is_regressor_name
 from cbeal.service.schemas.stream_replies import (
     HistoryOut,
@@ -188,7 +188,12 @@ class StreamConfig(BaseModel):
         if self.task is None:
             self.task = "regression" if is_regressor_name(self.learner) else "classification"
         try:
-            budget(self.budget)  # one message for every budget it cannot read
+            spend = budget(self.budget)  # one message for every budget it cannot read
+            if self.budget_fraction is not None and not isinstance(spend, LabelCount):
+                raise ValueError(
+                    "budget_fraction is the pace of a count budget (e.g. budget 100, "
+                    "budget_fraction 0.02); a rate such as '5%' is its own pace"
+                )
             if self.task == "regression":
                 check_regression(self)
             else:
