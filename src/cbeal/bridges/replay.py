@@ -270,4 +270,3 @@ def _number(v: Any, label: str) -> float:
 
 def _plain(v: Any) -> Any:
     return v.item() if hasattr(v, "item") else v
-
