@@ -3,7 +3,8 @@
     python scripts/suite_run.py fusion5-dev2 "D:5F,D:4U" --out /tmp/r5 --jobs 2
 
 Rows go to ``OUT/runs/…`` (one file per workload × learner × replication, written after
-every run) and are collected into ``OUT/results_<profile>.csv``. Used for the study rounds
+every run) and all of the profile's rows there are collected into
+``OUT/results_<profile>.csv``. Used for the study rounds
 of BENCHMARK.md, whose candidates are named when a round's rule says which run.
 """
 
@@ -26,11 +27,13 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args()
     from cbeal.experiments.suite.profiles import PROFILES
-    from cbeal.experiments.suite.runner import run_suite
+    from cbeal.experiments.suite.runner import collect, run_suite
 
     names = [n for n in args.names.split(",") if n]
-    path = run_suite(PROFILES[args.profile], names, Path(args.out), n_jobs=args.jobs)
-    print(path)
+    profile = PROFILES[args.profile]
+    run_suite(profile, names, Path(args.out), n_jobs=args.jobs)
+    # every strategy's rows of the profile, not only this call's
+    print(collect(Path(args.out), profile))
 
 
 if __name__ == "__main__":

@@ -267,6 +267,8 @@ FUSION: tuple[FusionCandidate, ...] = (
         for tag, members in (("5F", (*_U4, "MIN")), ("4U", _U4))
         for k in _BURSTS
     ),
+    # round 5, stage 2: the winner D:5F less every member that may go (RAL1, RAL2, VU, MIN)
+    FusionCandidate("D:ENT", "fusion5", ("ENT",), pacer=_DEFICIT),
     *(
         FusionCandidate(f"{p[0]}:{tag}-{m}", "fusion5", tuple(x for x in ms if x != m), pacer=p[1])
         for p in (("D", _DEFICIT), ("F", _END))
