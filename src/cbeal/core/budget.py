@@ -39,8 +39,10 @@ _EPS = 1e-9  # rate · t is a float: 0.29 · 100 = 28.999999999999996 must allow
 DEFAULT_PACE = 0.05
 
 #: Labels a share such as ``"10%"`` may run ahead of the even schedule (its token bucket's
-#: depth, :class:`LabelRate`'s ``burst``); chosen on the development part (BENCHMARK.md).
-RATE_BURST = 0.0
+#: depth, :class:`LabelRate`'s ``burst``): the 90th percentile, rounded up, of how far ahead
+#: the recommended preset ran under a count budget on the development part (BENCHMARK.md,
+#: round 5: 4.6 labels).
+RATE_BURST = 5.0
 
 
 class Budget(Params, ABC):

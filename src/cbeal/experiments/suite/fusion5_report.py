@@ -208,3 +208,81 @@ def stage_lines(frame: Any, candidates: Sequence[str], title: str) -> list[str]:
         _md(lead_table(frame, [*candidates, "ENT"]), "{:.3f}"),
         "",
     ]
+
+
+def fresh_worst(fresh: Any, name: str) -> dict[str, Any]:
+    """The goal's robustness on a fresh part: `name` − ``ENT`` per cell and per workload."""
+    bal = cell_table(fresh, "balanced_accuracy", [name, "ENT"])
+    cells = 100 * (bal[name] - bal["ENT"])
+    per_workload = robustness(fresh, name)
+    worst = cells.idxmin()
+    return {
+        "worst cell": float(cells.min()),
+        "worst cell is": " · ".join(str(v) for v in worst),
+        "cells below −2": int((cells < -2.0).sum()),
+        "cells": int(cells.size),
+        "worst workload": float(per_workload.iloc[0]),
+        "worst workload is": str(per_workload.index[0]),
+        "workloads below −2": int((per_workload < -2.0).sum()),
+    }
+
+
+def write_round5_report(out: Path, rec: str = "CBEAL-5D") -> Path:
+    """``out/tables/fusion5.md`` and figures: the stages on ``fusion5-dev`` and, when run,
+    the goal on ``fresh5`` of `rec` under the rate budget and the count."""
+    import pandas as pd
+
+    from cbeal.experiments.suite import figures as figs
+    from cbeal.experiments.suite.fusion2_report import complete, fresh_sections
+    from cbeal.experiments.suite.strategies import strategies
+
+    groups = {k: v.group for k, v in strategies().items()} | {c: "candidate" for c in STAGE1}
+    fig = out / "figures"
+    fig.mkdir(parents=True, exist_ok=True)
+    dev = assemble_dev(out)
+    dev.to_csv(out / "results_fusion5-dev.csv", index=False)
+    lines = ["# Issue 32, round 5", ""]
+    lines += stage_lines(dev, STAGE1, "Stage 1: pacer × MIN, count budget")
+    _, _, bal, _, _ = choose(dev, STAGE1)
+    figs.figure_ranks(bal, groups, fig / "fusion5_dev_ranks.png", title="fusion5-dev: mean rank")
+    loo = {m: f"D:5F-{m}" for m in ("RAL1", "RAL2", "ENT", "VU")} | {"MIN": "D:4U"}
+    lines += [
+        "## Stage 2: leave one member out of D:5F",
+        "",
+        _md(leave_one_out(dev, "D:5F", loo), "{:.2f}"),
+        "",
+        _md(leave_one_out(dev, "D:5F", {"RAL1, RAL2, VU, MIN": "D:ENT"}), "{:.2f}"),
+        "",
+    ]
+    rate = [n for n in ("D:5F-rate5", "D:4U-rate5") if (dev["strategy"] == n).any()]
+    if rate:
+        sub = cell_table(dev, "balanced_accuracy", ["D:5F", "D:4U", *rate, "ENT"])
+        lines += [
+            "## Stage 3: the token bucket (k = 5) against the count",
+            "",
+            _md(_versus(sub, "D:5F", [n for n in sub.columns if n != "D:5F"]), "{:.2f}"),
+            "",
+            _md(_versus(sub, "ENT", [n for n in sub.columns if n != "ENT"]), "{:.2f}"),
+            "",
+            _md(lead_table(dev, ["D:5F", "D:4U", *rate]), "{:.3f}"),
+            "",
+        ]
+    path = out / "results_fresh5.csv"
+    if path.exists():
+        fresh = complete(pd.read_csv(path))
+        rec_rate = f"{rec} (rate)"
+        lines += fresh_sections(fresh, rec, rec_rate, "fresh5", groups, fig)
+        for name in (rec_rate, rec):
+            if (fresh["strategy"] == name).any():
+                others = fresh[fresh["strategy"] != (rec if name == rec_rate else rec_rate)]
+                lines += [f"{name} against ENT, worst:", "", str(fresh_worst(others, name)), ""]
+        lines += [
+            "Spending:",
+            "",
+            _md(lead_table(fresh, [rec_rate, rec, "CBEAL-5F", "ENT"]), "{:.3f}"),
+            "",
+        ]
+    target = out / "tables" / "fusion5.md"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text("\n".join(lines))
+    return target

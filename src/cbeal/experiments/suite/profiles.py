@@ -182,20 +182,22 @@ PROFILES: dict[str, Profile] = {
         names=_FRESH_FIXED,
     ),
     # issue 32 round 5, the fifth fresh part: 19 new workloads, replications 6-7, fixed
-    # before any round-5 candidate ran on it; today's default CBEAL-5F, ENT, the peers and
-    # the fixed strategies (the round-5 winner is added by name before its run)
+    # before any round-5 candidate ran on it; the round-5 winner CBEAL-5D under the rate
+    # budget (its token bucket) and the count, ENT, the peers, CBEAL-5F and the fixed ones
     "fresh5": Profile(
         "fresh5",
         _part("fresh5"),
         2,
         first_replication=6,
         groups=(),
-        names=(
-            "CBEAL-5F",
+        names=(  # in BENCHMARK.md's run order: the winner (rate, count) first
+            "CBEAL-5D (rate)",
+            "CBEAL-5D",
             "ENT",
             "StreamProbabilisticAL (skactiveml)",
             "RS",
             "EntropySampler (river)",
+            "CBEAL-5F",
             "CBEAL-4U",
             "VariableUncertainty (skactiveml)",
             "Split (skactiveml)",
