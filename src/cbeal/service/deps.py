@@ -8,12 +8,14 @@ role decides what the route allows, its scope which streams. An open service
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Annotated, Any
 
-from fastapi import Depends, HTTPException, Request
+from fastapi import Depends, HTTPException, Path, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import BeforeValidator
 
 from cbeal.service.engine.service import Service
 from cbeal.service.engine.tokens import Principal, task_stream
@@ -25,9 +27,43 @@ __all__ = [
     "Ingest",
     "Operator",
     "ServiceDep",
+    "TaskId",
     "in_scope",
     "principal",
     "require",
+    "task_id_of",
+]
+
+# a task id as the service writes it: ASCII digits, no sign, no leading zero, at most 2**62
+_TASK_ID = re.compile(r"[1-9][0-9]{0,18}")
+MAX_TASK_ID = 2**62
+
+
+def task_id_of(text: str) -> int | None:
+    """The task id `text` spells, or None unless it is written as the service writes ids.
+
+    The one parser of path ids: the scope check and the routes read an id the same way, so
+    no spelling (``84.0``, ``+84``, ``٨٤``, ``084``) can mean a task to one and not the other.
+
+    >>> [task_id_of(t) for t in ("84", "84.0", "+84", " 84", "084", "0x54", "84e0", "٨٤")]
+    [84, None, None, None, None, None, None, None]
+    """
+    if not _TASK_ID.fullmatch(text):
+        return None
+    task_id = int(text)
+    return task_id if task_id <= MAX_TASK_ID else None
+
+
+def _strict_task_id(value: Any) -> Any:
+    if isinstance(value, str) and task_id_of(value) is None:
+        raise ValueError(f"a task id is a whole number from 1 to 2**62 in digits, got {value!r}")
+    return value
+
+
+TaskId = Annotated[
+    int,
+    BeforeValidator(_strict_task_id),
+    Path(ge=1, le=MAX_TASK_ID, description="the task's id, in digits (no sign, no leading 0)"),
 ]
 
 
@@ -99,10 +135,9 @@ async def in_scope(
     if "name" in params:
         stream = str(params["name"])
     elif "task_id" in params:
-        try:
-            task_id = int(params["task_id"])
-        except ValueError:
-            return  # the route answers 422
+        task_id = task_id_of(str(params["task_id"]))
+        if task_id is None:
+            return  # the route refuses the same spelling (TaskId): a 422, no task reached
         stream = await run_in_threadpool(task_stream, service.engine, task_id)
         if stream is None:
             return  # the route answers 404

@@ -1,0 +1,108 @@
+"""The second outside audit's service findings (issue 28): task ids in paths are parsed
+strictly in one place, so a scoped token never reaches another stream's task (N1); the
+CSV export quotes and neutralizes every cell (N4); a token revoked by another process gets
+its 401 before any reply that tells stream names (N5); token names are safe in a path, and
+tokens can be revoked by id (N6). On SQLite and on PostgreSQL."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+pytest.importorskip("fastapi")
+from fastapi.testclient import TestClient
+
+from cbeal.service.app import Settings, create_app
+from cbeal.service.engine.tokens import create_token
+
+from .service_helpers import line, stream_config
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def app_for(db: str, **kw: Any) -> Any:
+    return create_app(Settings(db=db, undo_seconds=3600.0, retrain="sync", **kw))
+
+
+def spellings(task_id: int) -> list[str]:
+    """Ways to write `task_id` that Python's or pydantic's lax int would read as it (the
+    path as sent: percent-encoded where a client would encode it)."""
+    arabic = "".join(chr(0x660 + int(d)) for d in str(task_id))  # ٨٤
+    wide = "".join(chr(0xFF10 + int(d)) for d in str(task_id))  # ８４
+    return [
+        f"{task_id}.0",
+        f"{task_id}.00",
+        f"+{task_id}",
+        f"%20{task_id}",
+        f"{task_id}%20",
+        f"{task_id}%0A",
+        f"0{task_id}",
+        hex(task_id),
+        f"{task_id}e0",
+        "_".join(str(task_id)),
+        arabic,
+        wide,
+        f"{task_id}.4",
+    ]
+
+
+def task_routes(app: Any) -> list[tuple[str, str]]:
+    """(method, path) of every route of the app whose path holds a task id."""
+    paths = app.openapi()["paths"]  # every route (routers are included lazily)
+    return sorted(
+        (method.upper(), path)
+        for path, ops in paths.items()
+        if "{task_id}" in path
+        for method in ops
+    )
+
+
+BODIES = {
+    "label": {"label": "ok", "request_id": "r-label"},
+    "skip": {"request_id": "r-skip"},
+    "release": {"request_id": "r-release"},
+    "cannot-tell": {"request_id": "r-cannot"},
+    "undo": {"request_id": "r-undo"},
+}
+
+
+def call(c: TestClient, method: str, path: str, spelled: str, auth: dict[str, str]) -> Any:
+    url = path.replace("{task_id}", spelled)
+    if method == "GET":
+        return c.get(url, headers=auth)
+    return c.post(url, json=BODIES[path.rsplit("/", 1)[1]], headers=auth)
+
+
+# ------------------------------------------------------------------ N1: task ids
+def test_no_spelling_of_a_task_id_gets_past_the_scope_check(db: str) -> None:
+    s = line(seed=2)
+    app = app_for(db)
+    engine = app.state.service.engine
+    ops = bearer(create_token(engine, role="admin", name="ops"))
+    ana = bearer(create_token(engine, role="annotate", name="ana", streams=["lineA"]))
+    routes = task_routes(app)
+    assert len(routes) == 7  # get, context, label, skip, release, cannot-tell, undo
+    with TestClient(app) as c:
+        for name in ("lineA", "lineB"):
+            cfg = stream_config(s, name=name, budget="30%")
+            assert c.post("/api/v1/streams", json=cfg, headers=ops).status_code == 201
+            X = s.X_stream[:200]
+            batch = {"samples": [{"id": f"{name}-{i}", "x": x.tolist()} for i, x in enumerate(X)]}
+            assert c.post(f"/api/v1/streams/{name}/samples", json=batch, headers=ops).is_success
+        b_task = c.get("/api/v1/streams/lineB/tasks/next", headers=ops).json()["task_id"]
+        before = c.get(f"/api/v1/tasks/{b_task}", headers=ops).json()
+        for method, path in routes:
+            assert call(c, method, path, str(b_task), ana).status_code == 403, (method, path)
+            for spelled in spellings(b_task):
+                for who, auth in (("scoped", ana), ("unscoped", ops)):
+                    r = call(c, method, path, spelled, auth)
+                    # refused as a malformed id by everyone, never served nor acted on
+                    assert r.status_code == 422, (who, method, path, spelled, r.text)
+                    assert "lineB" not in r.text and "x" not in r.json()
+        after = c.get(f"/api/v1/tasks/{b_task}", headers=ops).json()
+        assert after == before  # nothing labelled, skipped, released or closed
+        # the plain spelling still works for a token of the task's stream
+        assert c.get(f"/api/v1/tasks/{b_task}", headers=ops).status_code == 200
