@@ -6,6 +6,8 @@ tokens can be revoked by id (N6). On SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 
+import csv
+import io
 from typing import Any
 
 import pytest
@@ -106,3 +108,26 @@ def test_no_spelling_of_a_task_id_gets_past_the_scope_check(db: str) -> None:
         assert after == before  # nothing labelled, skipped, released or closed
         # the plain spelling still works for a token of the task's stream
         assert c.get(f"/api/v1/tasks/{b_task}", headers=ops).status_code == 200
+
+
+# ------------------------------------------------------------------ N4: CSV export
+def test_a_line_break_in_a_sample_id_never_starts_a_csv_row(db: str) -> None:
+    s = line(seed=5)
+    ids = ["\r=1+1", "\n=2+2", "\r\n@SUM(1)", "\t=3", "a\r=4", 'q"=5', "p,6", "plain-7"]
+    with TestClient(app_for(db, open=True)) as c:
+        assert c.post("/api/v1/streams", json=stream_config(s)).status_code == 201
+        X = s.X_stream[: len(ids)]
+        body = {"samples": [{"id": i, "x": x.tolist()} for i, x in zip(ids, X, strict=True)]}
+        assert c.post("/api/v1/streams/line1/samples", json=body).is_success
+        raw = c.get("/api/v1/streams/line1/export?format=csv").content
+    # the csv module reads every row back whole, each id neutralized where it starts a formula
+    rows = list(csv.reader(io.StringIO(raw.decode(), newline="")))
+    assert {len(r) for r in rows} == {len(rows[0])}
+    got = [r[0] for r in rows[-len(ids) :]]
+    assert got == ["'" + i if i[0] in "=+-@\t\r\n" else i for i in ids]
+    # the raw bytes: rows end in CRLF, and a cell with CR, LF, a quote or a comma is quoted
+    for i in ids[:3] + ids[4:7]:
+        quoted = '"' + ("'" if i[0] in "\r\n" else "") + i.replace('"', '""') + '"'
+        assert quoted.encode() + b"," in raw, i
+    records = raw.split(b"\r\n")
+    assert records[-1] == b"" and len(records) - 1 == len(rows) + 1  # the one CRLF of an id
