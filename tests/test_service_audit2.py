@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import csv
 import io
+import json
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -23,6 +26,13 @@ from .service_helpers import line, stream_config
 
 def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
+
+
+def cbeal(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "cbeal", *args],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
 
 
 def app_for(db: str, **kw: Any) -> Any:
@@ -131,3 +141,44 @@ def test_a_line_break_in_a_sample_id_never_starts_a_csv_row(db: str) -> None:
         assert quoted.encode() + b"," in raw, i
     records = raw.split(b"\r\n")
     assert records[-1] == b"" and len(records) - 1 == len(rows) + 1  # the one CRLF of an id
+
+
+# ------------------------------------------------------------------ N5: revoked elsewhere
+def test_a_token_revoked_by_another_process_gets_401_before_anything_else(db: str) -> None:
+    """`cbeal token revoke` (another process) leaves this process's token cache as it was:
+    every request of the revoked token on the samples route is still a 401 — for an
+    unknown stream, a malformed name or body, a stream out of its scope — so it never
+    learns which streams exist."""
+    s = line(seed=3)
+    app = app_for(db)
+    engine = app.state.service.engine
+    ops = bearer(create_token(engine, role="admin", name="ops"))
+    plc = bearer(create_token(engine, role="ingest", name="plc", streams=["line1", "ghost"]))
+    with TestClient(app) as c:
+        assert c.post("/api/v1/streams", json=stream_config(s), headers=ops).status_code == 201
+        one = {"samples": [{"id": "a0", "x": s.X_stream[0].tolist()}]}
+        for _ in range(2):  # the token is in the samples route's cache now
+            assert c.post("/api/v1/streams/line1/samples", json=one, headers=plc).is_success
+        revoked = cbeal("token", "revoke", "plc", "--db", db)  # another process
+        assert revoked.returncode == 0, revoked.stderr
+        good = {"samples": [{"id": "late", "x": s.X_stream[1].tolist()}]}
+        for path, body in (
+            ("/api/v1/streams/ghost/samples", good),  # in scope, no such stream: was a 404
+            ("/api/v1/streams/other/samples", good),  # out of scope: was a 403
+            ("/api/v1/streams/line1/samples", {"samples": "nope"}),  # was a 422
+            ("/api/v1/streams/line1/samples", {"samples": [{"id": "w", "x": [1.0]}]}),
+            ("/api/v1/streams/ghost/samples", {"samples": "nope"}),
+            ("/api/v1/streams/ghost/samples", b'{"samples": [NaN'),  # not JSON: was a 422
+            ("/api/v1/streams/bad%20name/samples", good),  # a malformed name: was a 422
+            ("/api/v1/streams/line1/samples", good),  # the request that worked before
+        ):
+            sent = body if isinstance(body, bytes) else json.dumps(body).encode()
+            r = c.post(path, content=sent, headers={**plc, "Content-Type": "application/json"})
+            assert r.status_code == 401, (path, body, r.status_code, r.text)
+            assert r.json()["detail"] == "unknown or revoked token"
+            assert r.headers["www-authenticate"] == "Bearer"
+        # a live token keeps its replies (no extra refusals): 404, 422 and 200
+        assert c.post("/api/v1/streams/ghost/samples", json=good, headers=ops).status_code == 404
+        bad = {"samples": "nope"}
+        assert c.post("/api/v1/streams/line1/samples", json=bad, headers=ops).status_code == 422
+        assert c.post("/api/v1/streams/line1/samples", json=good, headers=ops).status_code == 200

@@ -31,6 +31,7 @@ __all__ = [
     "in_scope",
     "principal",
     "require",
+    "revoked",
     "task_id_of",
 ]
 
@@ -79,14 +80,30 @@ ServiceDep = Annotated[Service, Depends(get_service)]
 bearer = HTTPBearer(auto_error=False, description="a token from `cbeal token create`")
 
 
+def revoked() -> HTTPException:
+    """The 401 of a token that is unknown or revoked."""
+    return HTTPException(401, "unknown or revoked token", headers={"WWW-Authenticate": "Bearer"})
+
+
 async def principal(
     request: Request,
+    service: ServiceDep,
     credentials: HTTPAuthorizationCredentials | None = Depends(bearer),
 ) -> Principal:
-    """Who calls: the principal the middleware found for the token (401 otherwise)."""
+    """Who calls: the principal the middleware found for the token (401 otherwise).
+
+    A principal the middleware took from the token cache (the samples route's) is confirmed
+    in the database first: every dependency and check of the route needs this one, so a
+    token revoked by another process gets its 401 before any 403, 404 or 422 that would
+    tell it which streams exist.
+    """
     who = getattr(request.state, "principal", None)
     if not isinstance(who, Principal):  # pragma: no cover - the middleware always sets it
-        raise HTTPException(401, "unknown or revoked token", headers={"WWW-Authenticate": "Bearer"})
+        raise revoked()
+    if getattr(request.state, "provisional", False):
+        if not await run_in_threadpool(service.tokens.alive, who):
+            raise revoked()
+        request.state.provisional = False
     return who
 
 

@@ -225,6 +225,18 @@ class TokenCache:
     def clear(self) -> None:
         self._known.clear()
 
+    def alive(self, who: Principal) -> bool:
+        """Is `who`'s token still live, read now (blocking)? A principal from :meth:`get` is
+        only as fresh as the cache: one revoked by another process is found here, and the
+        cache emptied."""
+        if who.token_id is None:
+            return True
+        with self.engine.begin() as conn:
+            live = rows.token_alive(conn, who.token_id, time.time(), TOUCH_EVERY)
+        if not live:
+            self.clear()
+        return live
+
 
 def still_valid(conn: Any, who: Principal) -> None:
     """Raise :class:`TokenRevoked` unless `who`'s token is live, read in `conn`'s (write)
