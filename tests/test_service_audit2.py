@@ -11,9 +11,11 @@ import io
 import json
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import text
 
 pytest.importorskip("fastapi")
 from fastapi.testclient import TestClient
@@ -182,3 +184,58 @@ def test_a_token_revoked_by_another_process_gets_401_before_anything_else(db: st
         bad = {"samples": "nope"}
         assert c.post("/api/v1/streams/line1/samples", json=bad, headers=ops).status_code == 422
         assert c.post("/api/v1/streams/line1/samples", json=good, headers=ops).status_code == 200
+
+
+# ------------------------------------------------------------------ N6: token names
+def test_token_names_are_safe_in_a_path_and_tokens_revocable_by_id(db: str) -> None:
+    app = app_for(db)
+    engine = app.state.service.engine
+    ops = bearer(create_token(engine, role="admin", name="ops"))
+    with TestClient(app) as c:
+        for bad in ("a/b", "lineA/..", "a b", "", "-x", "x" * 101, "é", "a%2Fb", "a?b", "a\nb"):
+            r = c.post("/api/v1/tokens", json={"name": bad, "role": "ingest"}, headers=ops)
+            assert r.status_code == 422, (bad, r.text)
+            assert "[A-Za-z0-9][A-Za-z0-9_.@-]" in r.text  # the 422 says which names are
+        # create and revoke by name: every allowed name is one path segment as it is
+        for name in ("plc-3", "ana@lineA", "a.b_c", "9"):
+            r = c.post("/api/v1/tokens", json={"name": name, "role": "ingest"}, headers=ops)
+            assert r.status_code == 201, r.text
+            token, made = r.json()["token"], r.json()["id"]
+            assert c.get("/api/v1/me", headers=bearer(token)).json()["name"] == name
+            r = c.post(f"/api/v1/tokens/{name}/revoke", headers=ops)
+            assert r.status_code == 200 and r.json() == {"name": name, "revoked": [made]}
+            assert c.get("/api/v1/me", headers=bearer(token)).status_code == 401
+    # a name from before the rule (stored as it was) is revoked by its id
+    old = create_token(engine, role="ingest", name="plc")
+    with engine.begin() as conn:
+        conn.execute(text("UPDATE tokens SET name = 'line/A press' WHERE name = 'plc'"))
+    with TestClient(app) as c:
+        assert c.get("/api/v1/me", headers=bearer(old)).json()["name"] == "line/A press"
+        listed = c.get("/api/v1/tokens", headers=ops).json()["tokens"]
+        odd = next(t["id"] for t in listed if t["name"] == "line/A press")
+        for spelled in (f"{odd}.0", f"+{odd}", f"0{odd}"):
+            assert c.post(f"/api/v1/tokens/by-id/{spelled}/revoke", headers=ops).status_code == 422
+        r = c.post(f"/api/v1/tokens/by-id/{odd}/revoke", headers=ops)
+        assert r.status_code == 200 and r.json() == {"name": "line/A press", "revoked": [odd]}
+        assert c.get("/api/v1/me", headers=bearer(old)).status_code == 401
+        r = c.post(f"/api/v1/tokens/by-id/{odd}/revoke", headers=ops)  # revoked already
+        assert r.status_code == 404 and "no live token has the id" in r.json()["detail"]
+        gone = c.get("/api/v1/tokens?revoked=true", headers=ops).json()["tokens"]
+        assert next(t for t in gone if t["id"] == odd)["revoked_by"].startswith("ops#")
+
+
+def test_token_commands_refuse_odd_names_and_revoke_by_id(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'cli.db'}"
+    bad = cbeal("token", "create", "--role", "ingest", "--name", "a/b", "--db", db)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
+    assert "letters, digits, '_', '.', '@' or '-'" in bad.stderr and "'a/b'" in bad.stderr
+    made = cbeal("token", "create", "--role", "ingest", "--name", "plc-9", "--db", db)
+    assert made.returncode == 0, made.stderr
+    listed = cbeal("token", "list", "--db", db).stdout
+    token_id = next(r.split()[0] for r in listed.splitlines() if "plc-9" in r)
+    done = cbeal("token", "revoke", "--id", token_id, "--db", db)
+    assert done.returncode == 0 and f"#{token_id} named 'plc-9'" in done.stdout
+    again = cbeal("token", "revoke", "--id", token_id, "--db", db)
+    assert again.returncode == 1 and "no live token has the id" in again.stderr
+    both = cbeal("token", "revoke", "plc-9", "--id", token_id, "--db", db)
+    assert both.returncode == 2 and "not allowed with" in both.stderr

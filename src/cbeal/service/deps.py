@@ -28,43 +28,50 @@ __all__ = [
     "Operator",
     "ServiceDep",
     "TaskId",
+    "TokenId",
+    "id_of",
     "in_scope",
     "principal",
     "require",
     "revoked",
-    "task_id_of",
 ]
 
-# a task id as the service writes it: ASCII digits, no sign, no leading zero, at most 2**62
-_TASK_ID = re.compile(r"[1-9][0-9]{0,18}")
-MAX_TASK_ID = 2**62
+# an id as the service writes it: ASCII digits, no sign, no leading zero, at most 2**62
+_ID = re.compile(r"[1-9][0-9]{0,18}")
+MAX_ID = 2**62
 
 
-def task_id_of(text: str) -> int | None:
-    """The task id `text` spells, or None unless it is written as the service writes ids.
+def id_of(text: str) -> int | None:
+    """The id `text` spells, or None unless it is written as the service writes ids.
 
     The one parser of path ids: the scope check and the routes read an id the same way, so
     no spelling (``84.0``, ``+84``, ``٨٤``, ``084``) can mean a task to one and not the other.
 
-    >>> [task_id_of(t) for t in ("84", "84.0", "+84", " 84", "084", "0x54", "84e0", "٨٤")]
+    >>> [id_of(t) for t in ("84", "84.0", "+84", " 84", "084", "0x54", "84e0", "٨٤")]
     [84, None, None, None, None, None, None, None]
     """
-    if not _TASK_ID.fullmatch(text):
+    if not _ID.fullmatch(text):
         return None
-    task_id = int(text)
-    return task_id if task_id <= MAX_TASK_ID else None
+    found = int(text)
+    return found if found <= MAX_ID else None
 
 
-def _strict_task_id(value: Any) -> Any:
-    if isinstance(value, str) and task_id_of(value) is None:
-        raise ValueError(f"a task id is a whole number from 1 to 2**62 in digits, got {value!r}")
+def _strict_id(value: Any) -> Any:
+    if isinstance(value, str) and id_of(value) is None:
+        raise ValueError(f"an id is a whole number from 1 to 2**62 in digits, got {value!r}")
     return value
 
 
+# a path id read by id_of (an id in digits); the route's ge and le bound it
 TaskId = Annotated[
     int,
-    BeforeValidator(_strict_task_id),
-    Path(ge=1, le=MAX_TASK_ID, description="the task's id, in digits (no sign, no leading 0)"),
+    BeforeValidator(_strict_id),
+    Path(ge=1, le=MAX_ID, description="the task's id, in digits (no sign, no leading 0)"),
+]
+TokenId = Annotated[
+    int,
+    BeforeValidator(_strict_id),
+    Path(ge=1, le=MAX_ID, description="the token's id, in digits (GET /api/v1/tokens)"),
 ]
 
 
@@ -152,7 +159,7 @@ async def in_scope(
     if "name" in params:
         stream = str(params["name"])
     elif "task_id" in params:
-        task_id = task_id_of(str(params["task_id"]))
+        task_id = id_of(str(params["task_id"]))
         if task_id is None:
             return  # the route refuses the same spelling (TaskId): a 422, no task reached
         stream = await run_in_threadpool(task_stream, service.engine, task_id)

@@ -14,6 +14,7 @@ from cbeal.service.store.tables import streams, tasks, tokens
 __all__ = [
     "all_tokens",
     "insert_token",
+    "revoke_by_id",
     "revoke_by_name",
     "stream_of_task",
     "token_alive",
@@ -118,6 +119,17 @@ def revoke_by_name(conn: Connection, name: str, *, by: str | None) -> list[int]:
         .returning(tokens.c.id)
     ).all()
     return sorted(int(r.id) for r in rows)
+
+
+def revoke_by_id(conn: Connection, token_id: int, *, by: str | None) -> str | None:
+    """Revoke the live token `token_id`; returns its name (None: no live token of that id)."""
+    found = conn.execute(
+        update(tokens)
+        .where(tokens.c.id == token_id, tokens.c.revoked_at.is_(None))
+        .values(revoked_at=now(), revoked_by=by)
+        .returning(tokens.c.name)
+    ).first()
+    return None if found is None else str(found.name)
 
 
 def stream_of_task(conn: Connection, task_id: int) -> str | None:
