@@ -226,4 +226,10 @@ def run_mqtt(args: argparse.Namespace) -> int:
         return 1
     except KeyboardInterrupt:
         pass  # run_forever stopped the bridge; unstored messages wait at the broker
+    if bridge.failed:
+        print(
+            "cbeal: error: the bridge stopped on an unexpected error (logged above)",
+            file=sys.stderr,
+        )
+        return 1
     return 0
