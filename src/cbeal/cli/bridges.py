@@ -163,6 +163,12 @@ def run_replay(args: argparse.Namespace) -> int:
     )
     if args.progress:
         print(file=sys.stderr)
+    if out["ignored"]:  # as `cbeal run` says it
+        print(
+            f"note: non-numeric columns left out of the features: {', '.join(out['ignored'])} "
+            "(encode them as numbers to send them, or --exclude them)",
+            file=sys.stderr,
+        )
     st = out["status"]
     score = "share within the tolerance" if out["measured"] else "accuracy"
     print(
