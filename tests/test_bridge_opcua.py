@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import io
+import json
 import logging
 import sqlite3
 import subprocess
@@ -330,3 +331,85 @@ def test_signed_and_encrypted_with_a_user_name(tmp_path: Path) -> None:
         bridge.stop()
         ln.close()
         server.stop()
+
+
+def test_a_nan_or_inf_reading_is_a_missing_value_and_blocks_nothing(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # issue 28 N3: a NaN or ±inf from the PLC silently stopped the sending, for good
+    caplog.set_level(logging.INFO, logger="cbeal.opcua")
+    server, s = _service(tmp_path, seed=28)
+    ln = Line(free_port()).start()
+    bridge = _bridge(ln, server, tmp_path).start()
+    parts = _parts(s, ["N1", "N2", "N3", "N4", "N5"])
+    parts[1][1][2] = float("nan")
+    parts[2][1][0] = float("inf")
+    parts[3][1][5] = float("-inf")
+    try:
+        assert bridge.ready.wait(20), bridge.error
+        ln.parts(parts, pause=0.01)  # read together: one batch with the good parts
+        assert _wait_for(lambda: bridge.stored == 5), (bridge.stored, bridge.refused)
+        assert bridge.refused == 0 and bridge.nonfinite == 3
+        frame = _stored(server)
+        assert frame["sample_id"].tolist() == ["N1", "N2", "N3", "N4", "N5"]
+        sent = frame[FEATURES].to_numpy()  # a missing value is an empty cell
+        want = np.array([x for _, x in parts])
+        want[~np.isfinite(want)] = np.nan
+        np.testing.assert_array_equal(np.isnan(sent), np.isnan(want))
+        np.testing.assert_allclose(sent[~np.isnan(sent)], want[~np.isnan(want)])
+        said = [r.getMessage() for r in caplog.records if "read NaN or ±inf" in r.getMessage()]
+        assert said == [
+            f"part N{k}: ns=2;s=Line1.S{j} read NaN or ±inf; sent as a missing value (null), "
+            "which the service imputes"
+            for k, j in ((2, 2), (3, 0), (4, 5))
+        ]
+    finally:
+        bridge.stop()
+    # a journal written before: a NaN row and an unreadable row stalled every restart
+    with sqlite3.connect(tmp_path / "journal.db") as db:
+        rows = [
+            ("OLD1", "[NaN, " + ", ".join(map(str, s.X_stream[6].tolist()[1:])) + "]"),
+            ("BAD1", "not json"),
+            ("BAD2", '{"s0": 1}'),
+            ("OLD2", json.dumps(s.X_stream[7].tolist())),
+        ]
+        db.executemany("INSERT INTO outbox (sample_id, x, read_at) VALUES (?, ?, 0)", rows)
+        bad_seqs = [r for (r,) in db.execute("SELECT seq FROM outbox WHERE sample_id LIKE 'BAD%'")]
+    again = _bridge(ln, server, tmp_path).start()
+    try:
+        assert _wait_for(lambda: again.stored == 2), (again.stored, again.error)
+        frame = _stored(server)
+        assert frame["sample_id"].tolist()[-2:] == ["OLD1", "OLD2"]
+        assert np.isnan(frame[FEATURES[0]].iloc[-2])  # the old NaN sent as missing
+        text = caplog.text
+        for seq, sid in zip(bad_seqs, ("BAD1", "BAD2"), strict=True):
+            assert f"row seq {seq} of the outbox (part {sid}) is unreadable" in text
+        assert "set aside in the journal's refused table" in text
+    finally:
+        again.stop()
+        ln.close()
+        server.stop()
+    journal = Journal(tmp_path / "journal.db")
+    assert journal.count("outbox") == 0 and journal.count("refused") == 2
+    journal.close()
+
+
+def test_a_journal_that_is_not_sqlite_is_a_one_line_error(tmp_path: Path) -> None:
+    # issue 28 N9: a 16-line traceback before
+    wrong = tmp_path / "notes.txt"
+    wrong.write_text("these are my notes, not a journal\n" * 100)
+    with pytest.raises(ParameterError, match="cannot be the bridge's journal") as bad:
+        Journal(wrong)
+    assert "\n" not in str(bad.value)
+    out = subprocess.run(
+        [
+            sys.executable, "-m", "cbeal", "opcua", "--endpoint", "opc.tcp://127.0.0.1:9/",
+            "--stream", "line1", "--trigger", node("Part"), "--features", FEATURE_NODES[0],
+            "--url", "http://127.0.0.1:9", "--journal", str(wrong),
+        ],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr
+    (said,) = [t for t in out.stderr.splitlines() if t.startswith("cbeal: error:")]
+    assert f"--journal '{wrong}' cannot be the bridge's journal" in said
+    assert "file is not a database" in said and "name a new file" in said

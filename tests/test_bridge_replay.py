@@ -192,3 +192,61 @@ def test_measured_values_without_a_tolerance_stop_with_what_to_do(
     assert out.returncode == 2 and "takes the classes" in out.stderr
     names = httpx.get(f"{service.url}/api/v1/streams", timeout=30).json()["streams"]
     assert "t2" not in names
+
+
+def _labelled_file(path: Path, s: Any, ids: list[str], start: int = 0) -> Path:
+    """Parts with their classes and a text column (who ran the station)."""
+    n = len(ids)
+    frame = pd.DataFrame(s.X_stream[start : start + n], columns=FEATURES)
+    frame.insert(0, "operator", ["ann", "bob"] * (n // 2) + ["ann"] * (n % 2))
+    frame.insert(0, "part", ids)
+    frame["quality"] = ["fail" if v == 1 else "ok" for v in s.y_stream[start : start + n]]
+    frame.to_csv(path, index=False)
+    return path
+
+
+def test_create_says_which_text_columns_it_leaves_out(service: Server, tmp_path: Path) -> None:
+    # issue 28 N8: the text column was dropped from the features without a word
+    s = line(seed=31)
+    path = _labelled_file(tmp_path / "shift.csv", s, [f"t{i}" for i in range(60)])
+    out = _cli(
+        str(path), "--stream", "n8", "--url", service.url, "--id", "part", "--create",
+        "--target", "quality", "--initial", "20",
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    notes = [t for t in out.stderr.splitlines() if "left out" in t]
+    assert notes == [
+        "note: non-numeric columns left out of the features: operator (encode them as "
+        "numbers to send them, or --exclude them)"
+    ]
+    cfg = httpx.get(f"{service.url}/api/v1/streams/n8/config", timeout=30).json()
+    assert cfg["features"] == FEATURES
+    quiet = _cli(
+        str(path), "--stream", "n8", "--url", service.url, "--id", "part", "--exclude",
+        "operator,quality",
+    )  # fmt: skip
+    assert quiet.returncode == 0 and "left out" not in quiet.stderr
+
+
+def test_answer_stops_in_one_line_at_a_task_for_a_part_not_in_the_file(
+    service: Server, tmp_path: Path
+) -> None:
+    # issue 28 N7: a 17-line KeyError traceback before
+    s = _stream(service, "n7", seed=32)
+    expert = [{"id": f"e{i}", "x": s.X_stream[i].tolist()} for i in range(150)]
+    r = httpx.post(f"{service.url}/api/v1/streams/n7/samples", json={"samples": expert}, timeout=60)
+    asked = [d["sample_id"] for d in r.json()["decisions"] if d["acquire"]]
+    assert asked  # tasks for parts the file below does not hold
+    path = _labelled_file(tmp_path / "mine.csv", s, [f"m{i}" for i in range(40)], start=150)
+    out = _cli(
+        str(path), "--stream", "n7", "--url", service.url, "--id", "part",
+        "--target", "quality", "--answer", "--exclude", "operator",
+    )  # fmt: skip
+    assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr
+    (said,) = out.stderr.strip().splitlines()
+    assert said.startswith("cbeal: error: the stream 'n7' asks about part 'e")
+    assert "which is not in mine.csv: --answer answers from the file only" in said
+    st = httpx.get(f"{service.url}/api/v1/streams/n7", timeout=30).json()
+    assert st["samples_received"] == 190  # the rows sent are stored
+    task = httpx.get(f"{service.url}/api/v1/streams/n7/tasks/next", timeout=30).json()
+    assert task["sample_id"] in asked and task["status"] == "open"  # given back, not held

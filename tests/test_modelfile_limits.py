@@ -307,3 +307,50 @@ def test_corrupt_parts_behind_a_valid_seal_never_escape(good: bytes) -> None:
     tally = outcomes(files)
     assert sum(n for k, n in tally.items() if k != "loaded") > 0, tally
     print(tally)
+
+
+# ---------------------------------------------------------------- reading the file
+_LOAD_CAPPED = """
+import resource, sys
+import skops.io, cbeal.modelfile.codec as c
+from cbeal import CbeAL
+c.cbeal_classes()
+vm = next(int(l.split()[1]) << 10 for l in open('/proc/self/status') if l.startswith('VmSize'))
+room = int(sys.argv[2])
+resource.setrlimit(resource.RLIMIT_AS, (vm + room, vm + room))
+try:
+    CbeAL.load(sys.argv[1])
+    print("loaded")
+except BaseException as exc:
+    print(type(exc).__name__, exc)
+"""
+
+
+def _load_capped(path: Path, room: int) -> str:
+    """Load `path` in a fresh process whose address space is capped `room` bytes above
+    its size after the imports: what the load did."""
+    out = subprocess.run(
+        [sys.executable, "-c", _LOAD_CAPPED, str(path), str(room)],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    return out.stdout.strip() or out.stderr.strip().splitlines()[-1]
+
+
+def test_a_small_file_loads_where_a_buffer_of_the_limit_would_not_fit(
+    good: bytes, tmp_path: Path
+) -> None:
+    # issue 28 N10: CbeAL.load asked for a buffer of max_bytes (1 GiB) to read a 73 KB file
+    path = tmp_path / "small.cbeal"
+    path.write_bytes(good)
+    assert len(good) < 1 << 20
+    assert _load_capped(path, 512 << 20) == "loaded"  # 512 MiB left: far below 1 GiB
+
+
+def test_memory_running_out_while_reading_is_a_model_file_error(
+    good: bytes, tmp_path: Path
+) -> None:
+    path = tmp_path / "big.cbeal"
+    path.write_bytes(good + b"\0" * (150 << 20))  # 150 MB: within max_bytes, not in memory
+    said = _load_capped(path, 48 << 20)
+    assert said.startswith("ModelFileError"), said
+    assert "needs more memory than is available" in said and str(path) in said

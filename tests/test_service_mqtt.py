@@ -292,3 +292,62 @@ def test_a_regression_streams_decisions_reach_mqtt_as_the_service_gave_them(
         bridge.stop()
         listener.loop_stop()
         server.stop()
+
+
+def test_a_poison_message_is_refused_and_the_line_goes_on(tmp_path: Path) -> None:
+    # issue 28 N2: NaN, Infinity, 1e400 or a lone surrogate made `cbeal mqtt` exit with
+    # the message unacknowledged, so every restart died on it again
+    import subprocess
+    import sys
+
+    s = line(seed=13)
+    server = Server(f"sqlite:///{tmp_path / 'poison.db'}", extra=("--open",)).start()
+    httpx.post(f"{server.url}/api/v1/streams", json=stream_config(s), timeout=30)
+    prefix = f"cbeal-test/{uuid.uuid4().hex[:8]}"
+    replies: list[dict[str, Any]] = []
+    listener = _listen(prefix, replies)
+    cmd = [
+        sys.executable, "-m", "cbeal", "mqtt", "--broker", "127.0.0.1:1883",
+        "--topic", f"{prefix}/samples", "--reply", f"{prefix}/decisions",
+        "--stream", "line1", "--url", server.url, "--client-id", f"bridge-{prefix[-8:]}",
+    ]  # fmt: skip
+    log_path = tmp_path / "bridge.log"
+    bridge = subprocess.Popen(cmd, stdout=log_path.open("ab"), stderr=subprocess.STDOUT)
+    x = ", ".join(map(str, s.X_stream[0].tolist()[1:]))
+    poison = [
+        f'{{"id": "nan", "x": [NaN, {x}]}}'.encode(),
+        f'{{"id": "inf", "x": [Infinity, {x}]}}'.encode(),
+        f'{{"id": "-inf", "x": [-Infinity, {x}]}}'.encode(),
+        f'{{"id": "big", "x": [1e400, {x}]}}'.encode(),
+        f'{{"samples": [{{"id": "big2", "x": [-1E999, {x}]}}]}}'.encode(),
+        f'{{"id": "lone\\ud800", "x": [0.5, {x}]}}'.encode(),
+        f'{{"id": "bad-utf8-\xff", "x": [0.5, {x}]}}'.encode("latin-1"),
+        b"not json",
+        b"",
+    ]
+    good = [{"id": f"g{i}", "x": s.X_stream[i].tolist()} for i in range(5)]
+    try:
+        subscribed = lambda: "subscribed to" in log_path.read_text()  # noqa: E731
+        assert _wait_for(subscribed, 60), log_path.read_text()
+        _publish(f"{prefix}/samples", [*poison, *good])
+        assert _wait_for(lambda: len(replies) == len(poison) + len(good), 60), replies
+        errors = [r["error"] for r in replies[: len(poison)]]
+        assert all(e.startswith("not a sample message") for e in errors), errors
+        for said, why in zip(
+            errors[:5], ("NaN", "Infinity", "-Inf", "1e400", "1E999"), strict=True
+        ):
+            assert why in said and "send null" in said, said
+        assert "surrogate" in errors[5] and "utf-8" in errors[6]
+        assert [r["sample_id"] for r in replies[len(poison) :]] == [f"g{i}" for i in range(5)]
+        assert _received(server) == 5 and bridge.poll() is None  # still running
+        # every message was acknowledged: a restart with the same session gets none again
+        bridge.terminate()
+        bridge.wait(timeout=20)
+        bridge = subprocess.Popen(cmd, stdout=log_path.open("ab"), stderr=subprocess.STDOUT)
+        time.sleep(3.0)
+        assert len(replies) == len(poison) + len(good) and bridge.poll() is None
+    finally:
+        bridge.terminate()
+        bridge.wait(timeout=20)
+        listener.loop_stop()
+        server.stop()

@@ -12,9 +12,11 @@ or refused their content for good:
   growing pause, until it is stored (messages behind it wait, in order);
 * the service refuses the token (401/403) or does not know the stream (404): the bridge
   waits for an operator to fix it, retrying, and says so in the log; nothing is dropped;
-* the message is not JSON, has the wrong shape or the service refuses its content (422,
-  413, …): an ``{"error": ...}`` reply is published and the message is acknowledged —
-  sending it again could never succeed.
+* the message is not standard JSON in UTF-8 (``NaN``, ``Infinity``, a number out of a
+  float's range such as ``1e400``, a lone surrogate such as ``"\\ud800"``, invalid
+  UTF-8), has the wrong shape or the service refuses its content (422, 413, …): an
+  ``{"error": ...}`` reply is published and the message is acknowledged — sending it
+  again could never succeed.
 
 If the bridge dies meanwhile, the broker still holds every unacknowledged message and
 delivers it again when the bridge reconnects with the same client id; the service answers
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import queue
 import threading
 import time
@@ -45,6 +48,42 @@ log = logging.getLogger("cbeal.mqtt")
 
 class _Stopped(Exception):
     """The bridge is stopping while a message waits for the service."""
+
+
+def _constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON: send null for a missing value")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text} is out of a float's range: send null for a missing value")
+    return value
+
+
+def samples_of(payload: bytes) -> list[Any]:
+    """The samples of an MQTT message: standard JSON in UTF-8, one sample object or
+    ``{"samples": [...]}``; :class:`ValueError` (or :class:`KeyError`) saying why not.
+
+    >>> samples_of(b'{"id": "p1", "x": [1.5, null]}')
+    [{'id': 'p1', 'x': [1.5, None]}]
+    >>> samples_of(b'{"id": "p1", "x": [NaN]}')
+    Traceback (most recent call last):
+    ...
+    ValueError: NaN is not JSON: send null for a missing value
+    """
+    text = payload.decode("utf-8")  # UnicodeDecodeError is a ValueError
+    body = json.loads(text, parse_constant=_constant, parse_float=_finite)
+    if not isinstance(body, dict):
+        raise ValueError("a message must be a JSON object")
+    items = body["samples"] if "samples" in body else [body]
+    if not isinstance(items, list):
+        raise ValueError("'samples' must be a list")
+    try:  # what the service is sent must encode: a lone surrogate ("\ud800") does not
+        json.dumps(items, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("text may not hold a lone UTF-16 surrogate (such as \\ud800)") from None
+    return items
 
 
 class Bridge:
@@ -92,6 +131,7 @@ class Bridge:
         self._inbox: queue.Queue[tuple[int, Any]] = queue.Queue()
         self._worker = threading.Thread(target=self._work, name="cbeal-mqtt-worker", daemon=True)
         self._trouble: str | None = None
+        self.failed = False  # the worker stopped on an unexpected error (logged)
 
     # ------------------------------------------------------------------ MQTT callbacks
     def _on_connect(
@@ -134,15 +174,14 @@ class Bridge:
                 self._handle(generation, message)
             except _Stopped:
                 return  # unacknowledged: the broker delivers it again after a restart
+            except Exception:  # a fault of the bridge, not of the message: stop, say so
+                log.exception("the bridge failed on a message, left with the broker; stopping")
+                self.failed = True
+                return
 
     def _handle(self, generation: int, message: Any) -> None:
         try:
-            body = json.loads(message.payload)
-            if not isinstance(body, dict):
-                raise ValueError("a message must be a JSON object")
-            items = body["samples"] if "samples" in body else [body]
-            if not isinstance(items, list):
-                raise ValueError("'samples' must be a list")
+            items = samples_of(message.payload)
         except (ValueError, KeyError) as exc:
             self._drop(generation, message, f"not a sample message: {exc}")
             return

@@ -17,6 +17,8 @@ only once the service has stored it or refused its content for good:
   wait for an operator to fix it, and the log says so;
 * the service refuses a part's content (422, 413…): it is reported, set aside in the
   journal's ``refused`` table and not sent again;
+* a feature read as NaN or ±inf is a missing value: sent as null (the service imputes
+  it), and the log names the part and the node;
 * the bridge is killed: at restart the journal's parts are sent again, and the service,
   idempotent by sample id, answers those it already stored with their stored decision
   (``duplicate``), so no part is counted twice. The parts that went by while the
@@ -126,6 +128,7 @@ class Bridge:
         self.read = 0  # parts read live and journaled
         self.recovered = 0  # parts read from the server's history
         self.lost = 0  # parts known to have gone by unread
+        self.nonfinite = 0  # parts with a feature read as NaN or ±inf (sent as missing)
         self.written = 0  # decisions written to the decision node
         self.ready = threading.Event()  # subscribed and caught up (set again at each connect)
         self.error: BaseException | None = None
@@ -291,12 +294,12 @@ class Bridge:
                 "history of the trigger and feature nodes", n, cursor.sample_id, sid, when,
             )  # fmt: skip
         if whole:
-            self._hold(Part(sid, now.stamp, now.x))
+            self._hold(Part(sid, now.stamp, now.x, now.nonfinite))
             self.read += 1
             return
         self._lose(sid, newest)
         if newest is not None and newest not in self._seen:  # read whole: take it now
-            self._hold(Part(newest, now.stamp, now.x))
+            self._hold(Part(newest, now.stamp, now.x, now.nonfinite))
             self.read += 1
 
     def _lose(self, sid: str, by: str | None) -> None:
@@ -332,6 +335,13 @@ class Bridge:
         return len(fresh)
 
     def _hold(self, part: Part) -> None:
+        if part.nonfinite:
+            nodes = ", ".join(self.nodes.features[j].to_string() for j in part.nonfinite)
+            log.warning(
+                "part %s: %s read NaN or ±inf; sent as a missing value (null), which the "
+                "service imputes", part.sample_id, nodes,
+            )  # fmt: skip
+            self.nonfinite += 1
         self._remember(part.sample_id)
         self._note(Cursor(part.sample_id, part.stamp, part.x), hold=True)
 

@@ -30,6 +30,8 @@ Examples
 from __future__ import annotations
 
 import json
+import logging
+import math
 import sqlite3
 import threading
 import time
@@ -37,8 +39,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+from cbeal.core import ParameterError
 
 __all__ = ["Cursor", "Journal", "Pending"]
+
+log = logging.getLogger("cbeal.opcua")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS outbox (
@@ -89,10 +96,16 @@ class Journal:
 
     def __init__(self, path: str | Path, *, durable: bool = True) -> None:
         self.path = Path(path)
-        self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
-        self.db.executescript(_SCHEMA)
+        try:
+            self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
+            self.db.executescript(_SCHEMA)
+        except sqlite3.Error as exc:
+            raise ParameterError(
+                f"`journal` {str(self.path)!r} cannot be the bridge's journal, an SQLite "
+                f"file ({exc}): name a new file, or move this one aside if it is a journal"
+            ) from None
         self._lock = threading.Lock()
 
     def close(self) -> None:
@@ -113,20 +126,51 @@ class Journal:
         if not parts:
             return 0
         now = time.time()
-        held = [(p.sample_id, json.dumps(p.x), now) for p, hold in parts if hold]
+        held = [(p.sample_id, _dump(p.x), now) for p, hold in parts if hold]
         with self._tx():
             self.db.executemany("INSERT INTO outbox (sample_id, x, read_at) VALUES (?, ?, ?)", held)
             last = parts[-1][0]
-            self._move(last.sample_id, last.stamp, json.dumps(last.x))
+            self._move(last.sample_id, last.stamp, _dump(last.x))
         return len(held)
 
     def pending(self, limit: int = 1000) -> list[Pending]:
-        """The oldest parts not yet stored, in the order they were read."""
-        with self._lock:
-            rows = self.db.execute(
-                "SELECT seq, sample_id, x FROM outbox ORDER BY seq LIMIT ?", (limit,)
-            ).fetchall()
-        return [Pending(int(s), str(i), json.loads(x)) for s, i, x in rows]
+        """The oldest parts not yet stored, in the order they were read.
+
+        A row that cannot be read as a part (its features are not a JSON list of numbers,
+        say after an edit by hand) is set aside in the ``refused`` table, with why, and
+        the log names it: it could never be sent, and the parts behind it go on. A NaN
+        or ±inf held by a journal from before is a missing value (None), as when read.
+        """
+        while True:
+            with self._lock:
+                rows = self.db.execute(
+                    "SELECT seq, sample_id, x FROM outbox ORDER BY seq LIMIT ?", (limit,)
+                ).fetchall()
+            parts, bad = [], []
+            for seq, sid, data in rows:
+                try:
+                    parts.append(Pending(int(seq), str(sid), _load(data)))
+                except ValueError as exc:
+                    bad.append((int(seq), str(sid), str(data), str(exc)))
+            if not bad:
+                return parts
+            self._set_aside(bad)
+
+    def _set_aside(self, bad: list[tuple[int, str, str, str]]) -> None:
+        with self._tx():
+            for seq, sid, data, why in bad:
+                reason = f"unreadable journal row (outbox seq {seq}): {why}"
+                self.db.execute(
+                    "INSERT INTO refused (sample_id, x, reason, at) VALUES (?, ?, ?, ?)",
+                    (sid, data, reason, time.time()),
+                )
+                self.db.execute("DELETE FROM outbox WHERE seq = ?", (seq,))
+        for seq, sid, _, why in bad:
+            log.warning(
+                "journal %s: row seq %d of the outbox (part %s) is unreadable (%s); set aside "
+                "in the journal's refused table, the parts behind it go on",
+                self.path, seq, sid, why,
+            )  # fmt: skip
 
     def done(self, seqs: list[int]) -> None:
         """The service stored these parts: forget them."""
@@ -139,7 +183,7 @@ class Journal:
             for part, reason in refused:
                 self.db.execute(
                     "INSERT INTO refused (sample_id, x, reason, at) VALUES (?, ?, ?, ?)",
-                    (part.sample_id, json.dumps(part.x), reason, time.time()),
+                    (part.sample_id, _dump(part.x), reason, time.time()),
                 )
                 self.db.execute("DELETE FROM outbox WHERE seq = ?", (part.seq,))
 
@@ -147,7 +191,18 @@ class Journal:
         """The last part read, or None before the first one."""
         with self._lock:
             row = self.db.execute("SELECT sample_id, stamp, x FROM cursor").fetchone()
-        return None if row is None else Cursor(str(row[0]), row[1], json.loads(row[2]))
+        if row is None:
+            return None
+        try:
+            x = _load(row[2])
+        except ValueError as exc:  # its features only fill a history read's gaps
+            log.warning(
+                "journal %s: the cursor's features are unreadable (%s); features a history "
+                "read finds unchanged since part %s are sent as missing", self.path, exc, row[0],
+            )  # fmt: skip
+            x = []
+        stamp = row[1] if isinstance(row[1], int | float) else None
+        return Cursor(str(row[0]), stamp, x)
 
     def count(self, table: str) -> int:
         """Rows in ``outbox`` (waiting) or ``refused``."""
@@ -175,3 +230,30 @@ class Journal:
                 self.db.execute("ROLLBACK")
                 raise
             self.db.execute("COMMIT")
+
+
+def _finite(v: Any) -> float | None:
+    return v if v is None or math.isfinite(v) else None
+
+
+def _dump(x: list[float | None]) -> str:
+    """A part's features as stored: JSON, NaN and ±inf as null (a missing value)."""
+    return json.dumps([_finite(v) for v in x], allow_nan=False)
+
+
+def _load(data: Any) -> list[float | None]:
+    """A part's features as stored; ValueError if they are not a list of numbers or null."""
+    if not isinstance(data, str):
+        raise ValueError(f"its features are not text but {type(data).__name__}")
+    try:
+        x = json.loads(data)
+    except ValueError as exc:
+        raise ValueError(f"its features are not JSON: {exc}") from None
+    if not isinstance(x, list) or not all(
+        v is None or (isinstance(v, int | float) and not isinstance(v, bool)) for v in x
+    ):
+        raise ValueError("its features are not a JSON list of numbers or null")
+    try:
+        return [_finite(None if v is None else float(v)) for v in x]
+    except OverflowError:  # an integer beyond a float's range
+        raise ValueError("its features hold a number beyond a float's range") from None

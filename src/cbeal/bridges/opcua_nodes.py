@@ -30,6 +30,7 @@ write it as ns=<index>;s=<name> or ns=<index>;i=<number> (e.g. ns=2;s=Line1.Part
 from __future__ import annotations
 
 import bisect
+import math
 import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -43,6 +44,7 @@ __all__ = [
     "Reading",
     "as_variant",
     "check_nodes",
+    "features_of",
     "history_available",
     "parse_node_id",
     "read_history",
@@ -60,6 +62,7 @@ class Part:
     sample_id: str
     stamp: float | None
     x: list[float | None]
+    nonfinite: tuple[int, ...] = ()  # features read as NaN or ±inf: sent as missing
 
 
 def split_node_ids(text: str) -> list[str]:
@@ -120,10 +123,24 @@ def sample_id(value: Any) -> str | None:
     return text or None
 
 
-def _feature(value: Any) -> float | None:
-    if isinstance(value, bool | int | float):
-        return float(value)
-    return None  # a bad status or a value that is not a number: missing
+def features_of(values: list[Any]) -> tuple[list[float | None], tuple[int, ...]]:
+    """The feature values of a part (None: missing) and the positions of those read as
+    NaN or ±inf: a non-finite reading is a missing value, which the service imputes.
+
+    >>> features_of([1, 2.5, True, "x", None, float("nan"), float("-inf")])
+    ([1.0, 2.5, 1.0, None, None, None, None], (5, 6))
+    """
+    x: list[float | None] = []
+    nonfinite = []
+    for j, value in enumerate(values):
+        if isinstance(value, bool | int | float):
+            number = float(value)
+            if not math.isfinite(number):
+                nonfinite.append(j)
+            x.append(number if math.isfinite(number) else None)
+        else:
+            x.append(None)  # a bad status or a value that is not a number: missing
+    return x, tuple(nonfinite)
 
 
 def stamp_of(dv: Any) -> float | None:
@@ -196,6 +213,7 @@ class Reading:
     value: Any
     stamp: float | None
     x: list[float | None]
+    nonfinite: tuple[int, ...] = ()
 
 
 async def read_live(client: Any, nodes: Nodes) -> Reading:
@@ -205,8 +223,10 @@ async def read_live(client: Any, nodes: Nodes) -> Reading:
     )
     head = values[0]
     value = head.Value.Value if head.StatusCode.is_good() and head.Value is not None else None
-    x = [_feature(dv.Value.Value) if dv.StatusCode.is_good() else None for dv in values[1:]]
-    return Reading(value, stamp_of(head), x)
+    x, nonfinite = features_of(
+        [dv.Value.Value if dv.StatusCode.is_good() else None for dv in values[1:]]
+    )
+    return Reading(value, stamp_of(head), x, nonfinite)
 
 
 async def history_available(client: Any, nodes: Nodes) -> bool:
@@ -239,11 +259,12 @@ async def read_history(
         sid = sample_id(value)
         if sid is None or (parts and parts[-1].sample_id == sid):
             continue  # no part, or the same id written again
-        x = []
+        raw = []
         for j, column in enumerate(columns):
             k = bisect.bisect_right(stamps[j], stamp)  # the last change at or before the trigger
-            x.append(_feature(column[k - 1][1]) if k else last_x[j])
-        parts.append(Part(sid, stamp, x))
+            raw.append(column[k - 1][1] if k else (last_x[j] if j < len(last_x) else None))
+        x, nonfinite = features_of(raw)
+        parts.append(Part(sid, stamp, x, nonfinite))
     return parts
 
 

@@ -107,7 +107,7 @@ class Sender:
                 if self.retries != retries:  # a reply lost in a retry may come back duplicate
                     self.resent.update(p.seq for p in parts)
                 return list(reply["decisions"])
-            except Refused as exc:
+            except (Refused, ValueError) as exc:  # ValueError: a part JSON cannot encode
                 if len(parts) == 1:
                     return [str(exc)]
                 return [self._store([p])[0] for p in parts]  # find the part refused

@@ -34,7 +34,9 @@ __all__ = ["replay"]
 
 def _table(
     path: Path, *, id_col: str | None, label: str | None, time_col: str | None, exclude: list[str]
-) -> tuple[Any, list[str]]:
+) -> tuple[Any, list[str], list[str]]:
+    """The rows (in time order), the feature columns (the numeric ones) and the other
+    columns left out of the features (text)."""
     import pandas as pd
 
     frame = pd.read_parquet(path) if path.suffix in (".parquet", ".pq") else pd.read_csv(path)
@@ -44,10 +46,10 @@ def _table(
     if time_col is not None:
         frame = frame.iloc[np.argsort(_seconds(frame, time_col), kind="stable")]
     drop = {c for c in (id_col, label, time_col, *exclude) if c}
-    features = [
-        c for c in frame.columns if c not in drop and pd.api.types.is_numeric_dtype(frame[c])
-    ]
-    return frame.reset_index(drop=True), features
+    kept = [c for c in frame.columns if c not in drop]
+    features = [c for c in kept if pd.api.types.is_numeric_dtype(frame[c])]
+    ignored = [str(c) for c in kept if c not in features]
+    return frame.reset_index(drop=True), features, ignored
 
 
 def _seconds(frame: Any, time_col: str) -> Any:
@@ -154,7 +156,7 @@ def replay(
             raise ParameterError("`speed` needs the `time` column that gives the pace")
         if not speed > 0:
             raise ParameterError(f"`speed` must be positive (1: the original pace), got {speed}")
-    frame, features = _table(
+    frame, features, ignored = _table(
         Path(path), id_col=id_col, label=label, time_col=time_col, exclude=exclude or []
     )
     pace = None if speed is None else _Pace(_seconds(frame, str(time_col)), speed, clock, sleep)
@@ -216,7 +218,7 @@ def replay(
         sent += hi - lo
         asked += sum(d["acquire"] and not d["duplicate"] for d in reply["decisions"])
         if answer and truth is not None:
-            answered += _answer(client, stream, truth, by_id)
+            answered += _answer(client, stream, truth, by_id, Path(path).name)
         if progress is not None:
             progress(sent, asked, answered)
         lo = hi
@@ -225,6 +227,7 @@ def replay(
         "asked": asked,
         "answered": answered,
         "measured": measured,
+        "ignored": ignored,
         "status": client.call("GET", f"/api/v1/streams/{stream}"),
     }
 
@@ -241,10 +244,22 @@ def _measured(client: Client, stream: str, tolerance: float | None) -> bool:
     return measured
 
 
-def _answer(client: Client, stream: str, truth: list[Any], by_id: dict[str, int]) -> int:
+def _answer(client: Client, stream: str, truth: list[Any], by_id: dict[str, int], file: str) -> int:
+    """Answer the stream's open tasks from `truth`; stops (InvalidInputError) at a task for
+    a part that is not in the file, which it gives back to the queue first."""
     n = 0
     while (task := client.call("GET", f"/api/v1/streams/{stream}/tasks/next")) is not None:
-        value = truth[by_id[task["sample_id"]]]
+        row = by_id.get(task["sample_id"])
+        if row is None:  # the file cannot answer it: an expert's (the lease goes back)
+            release = {"request_id": f"replay-release-{task['task_id']}"}
+            client.call("POST", f"/api/v1/tasks/{task['task_id']}/release", json=release)
+            raise InvalidInputError(
+                f"the stream {stream!r} asks about part {task['sample_id']!r} (task "
+                f"{task['task_id']}), which is not in {file}: `answer` answers from the file "
+                f"only; the {n} task(s) of its parts asked so far are answered, the rows sent "
+                "are stored. Answer that task as an expert, or replay into a new stream"
+            )
+        value = truth[row]
         client.call(
             "POST",
             f"/api/v1/tasks/{task['task_id']}/label",

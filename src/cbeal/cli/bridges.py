@@ -188,6 +188,12 @@ def run_replay(args: argparse.Namespace) -> int:
     )
     if args.progress:
         print(file=sys.stderr)
+    if out["ignored"]:  # as `cbeal run` says it
+        print(
+            f"note: non-numeric columns left out of the features: {', '.join(out['ignored'])} "
+            "(encode them as numbers to send them, or --exclude them)",
+            file=sys.stderr,
+        )
     st = out["status"]
     score = "share within the tolerance" if out["measured"] else "accuracy"
     print(
@@ -251,4 +257,10 @@ def run_mqtt(args: argparse.Namespace) -> int:
         return 1
     except KeyboardInterrupt:
         pass  # run_forever stopped the bridge; unstored messages wait at the broker
+    if bridge.failed:
+        print(
+            "cbeal: error: the bridge stopped on an unexpected error (logged above)",
+            file=sys.stderr,
+        )
+        return 1
     return 0

@@ -221,11 +221,18 @@ def _token_parser(sub: Any) -> None:
     listing.set_defaults(func=run_token_list)
     revoke = token_sub.add_parser(
         "revoke",
-        help="revoke the tokens of a name",
-        description="Revoke every live token of NAME: refused from the next request on.",
+        help="revoke the tokens of a name, or one token by its id",
+        description="Revoke every live token of NAME, or the token of --id: refused from the "
+        "next request on.",
         formatter_class=HelpFormatter,
     )
-    revoke.add_argument("name", metavar="NAME", help="the token's name (see: cbeal token list)")
+    which = revoke.add_mutually_exclusive_group(required=True)
+    which.add_argument(
+        "name", metavar="NAME", nargs="?", help="the token's name (see: cbeal token list)"
+    )
+    which.add_argument(
+        "--id", type=int, metavar="ID", help="the token's id instead (see: cbeal token list)"
+    )
     _db_flag(revoke)
     revoke.set_defaults(func=run_token_revoke)
 
@@ -300,11 +307,19 @@ def run_token_list(args: argparse.Namespace) -> int:
 
 
 def run_token_revoke(args: argparse.Namespace) -> int:
-    from cbeal.service.engine.tokens import revoke_tokens
+    from cbeal.service.engine.tokens import revoke_token_id, revoke_tokens
 
     engine = _token_db(args)
     if engine is None:
         return 1
+    if args.id is not None:
+        name = revoke_token_id(engine, args.id)
+        if name is None:
+            msg = f"no live token has the id {args.id} (see: cbeal token list)"
+            print(f"cbeal: error: {msg}", file=sys.stderr)
+            return 1
+        print(f"revoked the token #{args.id} named {name!r}; refused from now on")
+        return 0
     done = revoke_tokens(engine, args.name)
     if not done:
         print(

@@ -38,6 +38,7 @@ __all__ = ["FORMAT", "FORMAT_VERSION", "dumps_model", "load_model", "loads_model
 FORMAT = "cbeal-model"
 FORMAT_VERSION = 1
 T = TypeVar("T")
+_CHUNK = 1 << 20  # bytes read from a model file at a time
 _PICKLE_MAGIC = (b"\x80",)  # every pickle of protocol 2 or later starts with PROTO
 
 
@@ -92,7 +93,14 @@ def load_model(
             size = os.fstat(fh.fileno()).st_size
             if size > bounds.max_bytes:
                 raise refused(bounds, f"{path} has {size:,} bytes", "max_bytes")
-            data = fh.read(bounds.max_bytes + 1)
+            data = _read_at_most(fh, bounds.max_bytes)
+        if len(data) > bounds.max_bytes:  # it grew while it was read
+            raise refused(bounds, f"{path} has over {bounds.max_bytes:,} bytes", "max_bytes")
+    except MemoryError:
+        raise ModelFileError(
+            f"{path} needs more memory than is available to read it; free memory or check "
+            "where the file comes from"
+        ) from None
     except FileNotFoundError:
         raise ModelFileError(f"no model file at {path}") from None
     except IsADirectoryError:
@@ -100,6 +108,16 @@ def load_model(
     except OSError as exc:
         raise ModelFileError(f"cannot read the model file {path}: {exc}") from None
     return loads_model(data, cls, trusted=trusted, name=str(path), limits=bounds)
+
+
+def _read_at_most(fh: Any, limit: int) -> bytes:
+    """The file's bytes, up to one past `limit`, read in chunks: a buffer as large as the
+    file, never one as large as the limit (a 73 KB file must load where 1 GiB cannot)."""
+    chunks, total = [], 0
+    while total <= limit and (chunk := fh.read(min(_CHUNK, limit + 1 - total))):
+        chunks.append(chunk)
+        total += len(chunk)
+    return b"".join(chunks)
 
 
 def loads_model(

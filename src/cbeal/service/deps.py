@@ -8,12 +8,14 @@ role decides what the route allows, its scope which streams. An open service
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Annotated, Any
 
-from fastapi import Depends, HTTPException, Request
+from fastapi import Depends, HTTPException, Path, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import BeforeValidator
 
 from cbeal.service.engine.service import Service
 from cbeal.service.engine.tokens import Principal, task_stream
@@ -25,9 +27,51 @@ __all__ = [
     "Ingest",
     "Operator",
     "ServiceDep",
+    "TaskId",
+    "TokenId",
+    "id_of",
     "in_scope",
     "principal",
     "require",
+    "revoked",
+]
+
+# an id as the service writes it: ASCII digits, no sign, no leading zero, at most 2**62
+_ID = re.compile(r"[1-9][0-9]{0,18}")
+MAX_ID = 2**62
+
+
+def id_of(text: str) -> int | None:
+    """The id `text` spells, or None unless it is written as the service writes ids.
+
+    The one parser of path ids: the scope check and the routes read an id the same way, so
+    no spelling (``84.0``, ``+84``, ``٨٤``, ``084``) can mean a task to one and not the other.
+
+    >>> [id_of(t) for t in ("84", "84.0", "+84", " 84", "084", "0x54", "84e0", "٨٤")]
+    [84, None, None, None, None, None, None, None]
+    """
+    if not _ID.fullmatch(text):
+        return None
+    found = int(text)
+    return found if found <= MAX_ID else None
+
+
+def _strict_id(value: Any) -> Any:
+    if isinstance(value, str) and id_of(value) is None:
+        raise ValueError(f"an id is a whole number from 1 to 2**62 in digits, got {value!r}")
+    return value
+
+
+# a path id read by id_of (an id in digits); the route's ge and le bound it
+TaskId = Annotated[
+    int,
+    BeforeValidator(_strict_id),
+    Path(ge=1, le=MAX_ID, description="the task's id, in digits (no sign, no leading 0)"),
+]
+TokenId = Annotated[
+    int,
+    BeforeValidator(_strict_id),
+    Path(ge=1, le=MAX_ID, description="the token's id, in digits (GET /api/v1/tokens)"),
 ]
 
 
@@ -43,14 +87,30 @@ ServiceDep = Annotated[Service, Depends(get_service)]
 bearer = HTTPBearer(auto_error=False, description="a token from `cbeal token create`")
 
 
+def revoked() -> HTTPException:
+    """The 401 of a token that is unknown or revoked."""
+    return HTTPException(401, "unknown or revoked token", headers={"WWW-Authenticate": "Bearer"})
+
+
 async def principal(
     request: Request,
+    service: ServiceDep,
     credentials: HTTPAuthorizationCredentials | None = Depends(bearer),
 ) -> Principal:
-    """Who calls: the principal the middleware found for the token (401 otherwise)."""
+    """Who calls: the principal the middleware found for the token (401 otherwise).
+
+    A principal the middleware took from the token cache (the samples route's) is confirmed
+    in the database first: every dependency and check of the route needs this one, so a
+    token revoked by another process gets its 401 before any 403, 404 or 422 that would
+    tell it which streams exist.
+    """
     who = getattr(request.state, "principal", None)
     if not isinstance(who, Principal):  # pragma: no cover - the middleware always sets it
-        raise HTTPException(401, "unknown or revoked token", headers={"WWW-Authenticate": "Bearer"})
+        raise revoked()
+    if getattr(request.state, "provisional", False):
+        if not await run_in_threadpool(service.tokens.alive, who):
+            raise revoked()
+        request.state.provisional = False
     return who
 
 
@@ -99,10 +159,9 @@ async def in_scope(
     if "name" in params:
         stream = str(params["name"])
     elif "task_id" in params:
-        try:
-            task_id = int(params["task_id"])
-        except ValueError:
-            return  # the route answers 422
+        task_id = id_of(str(params["task_id"]))
+        if task_id is None:
+            return  # the route refuses the same spelling (TaskId): a 422, no task reached
         stream = await run_in_threadpool(task_stream, service.engine, task_id)
         if stream is None:
             return  # the route answers 404

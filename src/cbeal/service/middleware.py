@@ -71,7 +71,9 @@ class Authenticate:
     thread (it asks the database). On the routes `cached_for(method, path)` names (the
     ones that re-check their token inside their own write transaction), `cached` is asked
     first, on the event loop: a principal it knows skips the database and the thread hop.
-    The principal is put in the request's state (``request.state.principal``). Paths under
+    The principal is put in the request's state (``request.state.principal``), and whether
+    it came from the cache (``request.state.provisional``: to be confirmed before any
+    reply but the route's success, see :func:`~cbeal.service.deps.principal`). Paths under
     `public` (the pages' static files; ``"/"`` itself only) need no token; `anyone` (an
     open service: a local demo) is the principal of every request. A refused request is
     answered at once, without reading its body, and its connection is closed (the rest of
@@ -109,11 +111,14 @@ class Authenticate:
             token = token.strip()
             if self.cached is not None and self.cached_for(scope["method"], scope["path"]):
                 who = self.cached(token)
+            provisional = who is not None
             if who is None:
                 who = await anyio.to_thread.run_sync(self.lookup, token)
             if who is None:
                 await self._refuse(send, "unknown or revoked token")
                 return
+            # a cached principal is checked again before any reply but the route's success
+            scope.setdefault("state", {})["provisional"] = provisional
         scope.setdefault("state", {})["principal"] = who
         await self.app(scope, receive, send)
 

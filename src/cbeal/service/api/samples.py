@@ -20,13 +20,13 @@ from typing import Any
 
 import anyio.to_thread
 import orjson
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from pydantic import ValidationError
 
 from cbeal.service.api.routing import StrictRoute, strict_json
 from cbeal.service.api.streams import StreamName
-from cbeal.service.deps import Ingest, ServiceDep
+from cbeal.service.deps import Ingest, ServiceDep, revoked
 from cbeal.service.engine.ingest import ingest
 from cbeal.service.engine.tokens import Principal, TokenRevoked, still_valid
 from cbeal.service.schemas.common import errors
@@ -41,7 +41,8 @@ def decide(service: Any, name: str, body: SamplesIn, who: Principal) -> bytes:
     """The reply's body: the decisions on `body`'s samples (blocking: a worker thread's).
 
     The token was checked from a cache: its row is read again in the write transaction,
-    and a revoked token is refused there (a 401), the transaction rolled back.
+    and a revoked token is refused there (a 401), the transaction rolled back. A refusal
+    before that transaction (no such stream) is a 401 too if the token is revoked.
     """
     start = time.perf_counter()
     items = [(s.id, s.x) for s in body.samples]
@@ -49,9 +50,11 @@ def decide(service: Any, name: str, body: SamplesIn, who: Principal) -> bytes:
         replies = ingest(service.streams, name, items, guard=lambda conn: still_valid(conn, who))
     except TokenRevoked:
         service.tokens.clear()
-        raise HTTPException(
-            401, "unknown or revoked token", headers={"WWW-Authenticate": "Bearer"}
-        ) from None
+        raise revoked() from None
+    except Exception:
+        if not service.tokens.alive(who):
+            raise revoked() from None
+        raise
     m = service.metrics
     fresh = [r for r in replies if not r["duplicate"]]
     m.samples.labels(name).inc(len(fresh))

@@ -4,23 +4,21 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Query
 from fastapi.responses import Response
 
 from cbeal.service.api.routing import StrictRoute
 from cbeal.service.api.streams import StreamName
-from cbeal.service.deps import Annotate, ServiceDep
+from cbeal.service.deps import Annotate, ServiceDep, TaskId
 from cbeal.service.engine.insight import sample_context
 from cbeal.service.engine.tasks import Actor
 from cbeal.service.engine.tokens import Principal
 from cbeal.service.schemas.common import errors
 from cbeal.service.schemas.tasks import AnswerIn, ContextOut, LabelIn, TaskOut
 
-__all__ = ["TaskId", "actor", "router"]
+__all__ = ["actor", "router"]
 
 LABEL_STUDIO = "label-studio:"  # the lease keys of Label Studio's pushes begin so
-
-TaskId = Annotated[int, Path(ge=1, le=2**62)]
 
 router = APIRouter(tags=["tasks"], route_class=StrictRoute)
 

@@ -7,8 +7,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, HTTPException, Path, Query
 
 from cbeal.service.api.routing import StrictRoute
-from cbeal.service.deps import Operator, ServiceDep
-from cbeal.service.engine.tokens import issue_token, list_tokens, revoke_tokens
+from cbeal.service.deps import Operator, ServiceDep, TokenId
+from cbeal.service.engine.tokens import issue_token, list_tokens, revoke_token_id, revoke_tokens
 from cbeal.service.schemas.common import errors
 from cbeal.service.schemas.tokens import RevokedOut, TokenIn, TokenListOut, TokenOut
 
@@ -16,6 +16,7 @@ __all__ = ["router"]
 
 router = APIRouter(prefix="/api/v1/tokens", tags=["tokens"], route_class=StrictRoute)
 
+# lenient: a name from before names were restricted can still be revoked by it (or by id)
 TokenName = Annotated[str, Path(min_length=1, max_length=100)]
 
 
@@ -45,3 +46,13 @@ def revoke(name: TokenName, who: Operator, service: ServiceDep) -> dict[str, Any
     if not done:
         raise HTTPException(404, f"no live token is named {name!r} (GET /api/v1/tokens lists them)")
     return {"name": name, "revoked": done}
+
+
+@router.post("/by-id/{token_id}/revoke", response_model=RevokedOut, responses=errors(404, 422))
+def revoke_id(token_id: TokenId, who: Operator, service: ServiceDep) -> dict[str, Any]:
+    """Revoke the live token of this id, whatever its name (a name no path can hold)."""
+    name = revoke_token_id(service.engine, token_id, by=who.label)
+    service.tokens.clear()
+    if name is None:
+        raise HTTPException(404, f"no live token has the id {token_id} (GET /api/v1/tokens)")
+    return {"name": name, "revoked": [token_id]}

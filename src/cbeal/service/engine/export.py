@@ -1,11 +1,12 @@
 """Every sample of a stream with its decision and its label, as CSV or Parquet.
 
 The CSV is safe to open in a spreadsheet: a text cell (a sample id, a label, a feature's
-name…) that starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return gets a
-leading ``'``, so the spreadsheet shows it as text instead of running it as a formula
+name…) that starts with ``=``, ``+``, ``-``, ``@``, a tab, a carriage return or a line feed
+gets a leading ``'``, so the spreadsheet shows it as text instead of running it as a formula
 (OWASP's rule against CSV injection). A cell that is a plain number (``-1``, ``+2.5e3``)
-stays as it is: it is no formula. Parquet keeps every value exactly (typed columns, no
-formulas).
+stays as it is: it is no formula. Rows end in CRLF and a cell holding a quote, a comma, a
+CR or an LF is quoted (RFC 4180), so a line break inside a sample id never starts a row.
+Parquet keeps every value exactly (typed columns, no formulas).
 """
 
 from __future__ import annotations
@@ -16,9 +17,9 @@ from typing import Any
 
 from cbeal.service.store.reads import export_query
 
-__all__ = ["export_table", "spreadsheet_safe"]
+__all__ = ["csv_bytes", "export_table", "spreadsheet_safe"]
 
-_FORMULA = ("=", "+", "-", "@", "\t", "\r")
+_FORMULA = ("=", "+", "-", "@", "\t", "\r", "\n")
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 
 
@@ -27,8 +28,8 @@ def spreadsheet_safe(cell: Any) -> Any:
 
     >>> spreadsheet_safe("=HYPERLINK('http://x')"), spreadsheet_safe("@SUM(1)")
     ("'=HYPERLINK('http://x')", "'@SUM(1)")
-    >>> [spreadsheet_safe(c) for c in ("+1+1", "-1", "part-7", 3.5)]
-    ["'+1+1", '-1', 'part-7', 3.5]
+    >>> [spreadsheet_safe(c) for c in ("+1+1", "-1", "part-7", 3.5, "\\n=1")]
+    ["'+1+1", '-1', 'part-7', 3.5, "'\\n=1"]
     """
     if isinstance(cell, str) and cell.startswith(_FORMULA) and not _NUMBER.fullmatch(cell):
         return "'" + cell
@@ -62,13 +63,29 @@ def export_table(service: Any, name: str, fmt: str) -> tuple[bytes, str]:
     for col in ("prediction", "label"):  # labels may be text or numbers: keep them as text
         frame[col] = frame[col].map(lambda v: None if v is None or v != v else str(v))  # NaN
     out = pd.concat([frame.iloc[:, :3], values, frame.iloc[:, 3:]], axis=1)
+    if fmt == "csv":
+        return csv_bytes(out), _MEDIA[fmt]
     buf = io.BytesIO()
-    if fmt == "parquet":
-        out.to_parquet(buf, index=False)
-    else:
-        out.columns = [spreadsheet_safe(str(c)) for c in out.columns]
-        for col in out.columns:
-            if out[col].dtype == object or pd.api.types.is_string_dtype(out[col]):
-                out[col] = out[col].map(spreadsheet_safe)
-        out.to_csv(buf, index=False)
+    out.to_parquet(buf, index=False)
     return buf.getvalue(), _MEDIA[fmt]
+
+
+def csv_bytes(frame: Any) -> bytes:
+    """The service's one CSV writer: `frame` (a pandas DataFrame) as RFC 4180 CSV whose text
+    cells and header are :func:`spreadsheet_safe`.
+
+    >>> import pandas as pd
+    >>> csv_bytes(pd.DataFrame({"id": ["\\r=1+1", "a,b"], "x": [1.5, None]}))
+    b'id,x\\r\\n"\\'\\r=1+1",1.5\\r\\n"a,b",\\r\\n'
+    """
+    import pandas as pd
+
+    out = frame.copy()
+    out.columns = [spreadsheet_safe(str(c)) for c in out.columns]
+    for col in out.columns:
+        if out[col].dtype == object or pd.api.types.is_string_dtype(out[col]):
+            out[col] = out[col].map(spreadsheet_safe)
+    buf = io.BytesIO()
+    # CRLF ends a row (RFC 4180); the csv writer quotes any cell holding CR or LF with it
+    out.to_csv(buf, index=False, lineterminator="\r\n")
+    return buf.getvalue()

@@ -26,6 +26,7 @@ from typing import Any
 from sqlalchemy import Engine
 
 from cbeal.core.exceptions import ParameterError
+from cbeal.service.schemas.tokens import TOKEN_NAME
 from cbeal.service.store import tokens as rows
 
 __all__ = [
@@ -38,12 +39,14 @@ __all__ = [
     "issue_token",
     "list_tokens",
     "lookup_token",
+    "revoke_token_id",
     "revoke_tokens",
     "task_stream",
 ]
 
 ROLES = ("ingest", "annotate", "admin")
 STREAM_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
+NAME = re.compile(TOKEN_NAME)
 TOUCH_EVERY = 60.0  # seconds: how fresh "last used" is (one write per token per minute)
 
 log = logging.getLogger("cbeal.service.tokens")
@@ -138,8 +141,11 @@ def issue_token(
     """:func:`create_token`, also returning the stored token as :func:`list_tokens` shows it."""
     if role not in ROLES:
         raise ParameterError(f"role must be one of {', '.join(ROLES)}, got {role!r}")
-    if not name or len(name) > 100 or not name.isprintable():
-        raise ParameterError("a token needs a name of 1 to 100 characters (who uses it)")
+    if not isinstance(name, str) or not NAME.match(name):
+        raise ParameterError(
+            f"a token's name (who uses it) is 1 to 100 letters, digits, '_', '.', '@' or '-', "
+            f"the first a letter or digit; got {name!r}"
+        )
     scope = _scope(streams)
     token = "cbeal_" + secrets.token_urlsafe(32)
     with engine.begin() as conn:
@@ -225,6 +231,18 @@ class TokenCache:
     def clear(self) -> None:
         self._known.clear()
 
+    def alive(self, who: Principal) -> bool:
+        """Is `who`'s token still live, read now (blocking)? A principal from :meth:`get` is
+        only as fresh as the cache: one revoked by another process is found here, and the
+        cache emptied."""
+        if who.token_id is None:
+            return True
+        with self.engine.begin() as conn:
+            live = rows.token_alive(conn, who.token_id, time.time(), TOUCH_EVERY)
+        if not live:
+            self.clear()
+        return live
+
 
 def still_valid(conn: Any, who: Principal) -> None:
     """Raise :class:`TokenRevoked` unless `who`'s token is live, read in `conn`'s (write)
@@ -253,6 +271,16 @@ def revoke_tokens(engine: Engine, name: str, *, by: str | None = None) -> list[i
             name, ", #".join(map(str, done)), by or "the command line",
         )  # fmt: skip
     return done
+
+
+def revoke_token_id(engine: Engine, token_id: int, *, by: str | None = None) -> str | None:
+    """Revoke the live token `token_id` (whatever its name); returns its name (None: no
+    live token has that id)."""
+    with engine.begin() as conn:
+        name = rows.revoke_by_id(conn, token_id, by=by)
+    if name is not None:
+        log.info("token %r (#%d) revoked by %s", name, token_id, by or "the command line")
+    return name
 
 
 def task_stream(engine: Engine, task_id: int) -> str | None:

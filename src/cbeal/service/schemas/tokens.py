@@ -6,14 +6,20 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["RevokedOut", "TokenIn", "TokenListOut", "TokenOut", "TokenRow"]
+__all__ = ["TOKEN_NAME", "RevokedOut", "TokenIn", "TokenListOut", "TokenOut", "TokenRow"]
 
 StreamRef = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")]
+# a token's name stands in a path (POST /api/v1/tokens/{name}/revoke): nothing to encode
+TOKEN_NAME = r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,99}$"
 
 
 class TokenIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    name: str = Field(min_length=1, max_length=100, description="who uses it")
+    name: str = Field(
+        pattern=TOKEN_NAME,
+        description="who uses it: 1 to 100 letters, digits, '_', '.', '@' or '-', "
+        "the first a letter or digit",
+    )
     role: Literal["ingest", "annotate", "admin"]
     streams: list[StreamRef] | None = Field(
         default=None,

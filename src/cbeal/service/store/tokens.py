@@ -14,6 +14,7 @@ from cbeal.service.store.tables import streams, tasks, tokens
 __all__ = [
     "all_tokens",
     "insert_token",
+    "revoke_by_id",
     "revoke_by_name",
     "stream_of_task",
     "token_alive",
@@ -111,13 +112,25 @@ def all_tokens(conn: Connection, *, revoked: bool) -> list[Any]:
 
 def revoke_by_name(conn: Connection, name: str, *, by: str | None) -> list[int]:
     """Revoke every live token named `name`; returns their ids."""
-    rows = conn.execute(
-        update(tokens)
-        .where(tokens.c.name == name, tokens.c.revoked_at.is_(None))
-        .values(revoked_at=now(), revoked_by=by)
-        .returning(tokens.c.id)
-    ).all()
-    return sorted(int(r.id) for r in rows)
+    return sorted(int(r.id) for r in _revoke(conn, tokens.c.name == name, by))
+
+
+def revoke_by_id(conn: Connection, token_id: int, *, by: str | None) -> str | None:
+    """Revoke the live token `token_id`; returns its name (None: no live token of that id)."""
+    found = _revoke(conn, tokens.c.id == token_id, by)
+    return str(found[0].name) if found else None
+
+
+def _revoke(conn: Connection, match: Any, by: str | None) -> list[Any]:
+    """Revoke the live tokens `match` selects; their ids and names."""
+    return list(
+        conn.execute(
+            update(tokens)
+            .where(match, tokens.c.revoked_at.is_(None))
+            .values(revoked_at=now(), revoked_by=by)
+            .returning(tokens.c.id, tokens.c.name)
+        ).all()
+    )
 
 
 def stream_of_task(conn: Connection, task_id: int) -> str | None:
