@@ -32,19 +32,16 @@ from pathlib import Path
 
 import numpy as np
 
+from cbeal.core.regression import default_tolerance
+
 from .workloads import RegressionWorkload
 
-__all__ = ["FRESH", "N_INITIAL", "TEST_SHARE", "default_tolerance", "load_fresh"]
+__all__ = ["FRESH", "N_INITIAL", "TEST_SHARE", "load_fresh"]
 
 FRESH = ("cars", "seattle-weather", "macrodata", "grunfeld", "diabetes")
 N_INITIAL = 10
 TEST_SHARE = 0.3
 DATA = Path(__file__).resolve().parents[4] / "benchmark" / "regression" / "fresh"
-
-
-def default_tolerance(y0: np.ndarray) -> float:
-    """A quarter of the standard deviation of `y0` (``D0``'s measured values)."""
-    return 0.25 * float(np.std(np.asarray(y0, dtype=np.float64), ddof=1))
 
 
 def _onehot(values: list[str]) -> np.ndarray:
