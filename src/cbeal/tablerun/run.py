@@ -33,20 +33,21 @@ parts predicted within the tolerance, with a learning curve against the labels s
 from __future__ import annotations
 
 import functools
+import math
 import sys
 import time
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from cbeal.catalog import learner as make_learner
 from cbeal.catalog import preset_entry
-from cbeal.core import Budget, SingleClassWarning
-from cbeal.core.regression import regression_scores
+from cbeal.core import Budget, InvalidInputError, SingleClassWarning
+from cbeal.core.regression import default_tolerance, regression_scores
 from cbeal.evaluation import REFERENCES, fit_reference, scores
 from cbeal.models import CbeAL, StreamLearner, stream_model
 from cbeal.simulation import simulate
@@ -233,6 +234,8 @@ def prepare(options: RunOptions) -> Plan:
         table, initial=options.initial, test_fraction=options.test_fraction, measured=measured
     )
     spend, budget = run_budget(options.budget, split.n_stream)
+    if measured and options.tolerance is None:
+        options = replace(options, tolerance=_default_tolerance(split), tolerance_rule="default")
     if measured:
         positive, classes = None, np.empty(0)
     else:
@@ -259,6 +262,18 @@ def prepare(options: RunOptions) -> Plan:
     with _quiet():
         plan.estimate = _estimate(plan, builders)
     return plan
+
+
+def _default_tolerance(split: Split) -> float:
+    """The default tolerance: a quarter of the spread of D0's measured values."""
+    y0 = split.part("initial")[1]
+    tol = default_tolerance(y0)
+    if not math.isfinite(tol):
+        raise InvalidInputError(
+            f"the {len(y0)} measured values of D0 do not vary, so there is no default "
+            "tolerance; give the `tolerance` in the target column's unit, or a larger `initial`"
+        )
+    return tol
 
 
 def _estimate(plan: Plan, builders: dict[str, Callable[[], Any]]) -> Estimate:
