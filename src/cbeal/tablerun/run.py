@@ -52,6 +52,7 @@ from cbeal.evaluation import REFERENCES, fit_reference, scores
 from cbeal.models import CbeAL, StreamLearner, stream_model
 from cbeal.simulation import simulate
 from cbeal.streams.table import Table, load_table
+from cbeal.tablerun.equal_labels import equal_labels, uniform_rmse
 from cbeal.tablerun.estimate import PROGRESS_AFTER, Estimate, estimate
 from cbeal.tablerun.measured import (
     Curve,
@@ -132,6 +133,10 @@ class SeedRun:
     seed: int
     scores: dict[str, dict[str, float]]
     labels: dict[str, int]
+    #: a regression run's: each method's learning curve, and random sampling's test RMSE
+    #: at each method's label count and at the full budget (L → RMSE)
+    curves: dict[str, Curve] = field(default_factory=dict)
+    uniform: dict[int, float] = field(default_factory=dict)
 
 
 @dataclass(eq=False)
@@ -354,6 +359,13 @@ def execute(plan: Plan) -> UserRun:
         with _quiet():
             models, traces, preds = _one_seed(plan, seed, progress)
         labels = {m: tr.n_acquired for m, tr in traces.items()}
+        with _quiet():
+            curves = _curves(plan, models)
+            uniform = (
+                uniform_rmse(split, plan.learner, seed, [*labels.values(), plan.budget])
+                if curves
+                else {}
+            )
         if split.n_test:  # the references only exist to be scored
             labels.update({"Initial": 0, "All Training Data": split.n_stream})
         seeds.append(
@@ -361,11 +373,12 @@ def execute(plan: Plan) -> UserRun:
                 seed=seed,
                 labels=labels,
                 scores={m: _scores(plan, y_test, p) for m, p in preds.items()},
+                curves=curves,
+                uniform=uniform,
             )
         )
         if not first:
-            with _quiet():
-                first = (models[plan.name], traces, preds, _curves(plan, models))
+            first = (models[plan.name], traces, preds, curves)
     model, traces, preds, curves = first
     return UserRun(
         options=o,
@@ -404,6 +417,7 @@ def _stats(plan: Plan, seeds: list[SeedRun], traces: dict[str, Trace]) -> RunSta
         weights=weights,
         control_chart=plan.agents is not None or preset_entry(plan.name).control_chart,
         fusion=None if plan.agents is not None else _fusion(plan.name),
+        equal_labels=equal_labels(seeds, list(traces), plan.budget),
     )
 
 

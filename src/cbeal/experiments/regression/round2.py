@@ -101,7 +101,17 @@ CONTROLS: dict[str, Callable[..., StreamLearner]] = {
     "RS agent": _single("RS"),
     "F:DTL": _fusion("DTL"),
 }
-STRATEGIES = {**CANDIDATES, **CONTROLS}
+
+
+
+def _preset(learner: Callable[[], Any], budget: int, share: float, **kw: Any) -> StreamLearner:
+    """The catalog's CBEAL-R exactly as a user gets it (count budget, its share as pace)."""
+    return CbeAL.from_preset("CBEAL-R", budget=budget, budget_fraction=share, **kw)
+
+
+#: the choice on the development part (F:QBCRr+DTLm+DRIFT), registered as CBEAL-R
+CHOICE = "F:QBCRr+DTLm+DRIFT"
+STRATEGIES = {**CANDIDATES, **CONTROLS, "CBEAL-R": _preset}
 _ORDER = tuple(STRATEGIES)
 
 
