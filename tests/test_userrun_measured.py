@@ -47,7 +47,7 @@ def test_a_measured_target_runs_the_regression_path(
     for name in ("run.png", "curve.png"):
         assert (out / "figures" / name).stat().st_size > 10_000, name
     info = json.loads((out / "summary.json").read_text())
-    assert info["method"] == "CBEAL-R" and info["agents"] == ["QBCR", "EMCM"]
+    assert info["method"] == "CBEAL-R" and info["agents"] == ["QBCRr", "DTLm", "DRIFT"]
     assert set(info["metrics"]["CBEAL-R"]) == {"rmse", "mae", "in_band"}
     assert info["split"] == {"initial": 10, "stream": 830, "test": 360}
     spent = info["labels_spent"]["CBEAL-R"]
@@ -142,9 +142,7 @@ def test_the_file_as_argument_a_default_tolerance_and_whole_number_targets(
     for r in rows.values():
         assert r["random_rmse"] > 0 and r["labels"] <= 40
         assert r["spent"] == pytest.approx(r["labels"] / 40)
-        assert r["difference"] == pytest.approx(
-            100 * (r["rmse"] / r["random_rmse"] - 1), abs=30
-        )
+        assert r["difference"] == pytest.approx(100 * (r["rmse"] / r["random_rmse"] - 1), abs=30)
     # LD2 alone asks only for rare outliers: under 80 % of the budget is flagged
     low = [m for m, r in rows.items() if r["spent"] < 0.8]
     assert ("**Warning:**" in report) == bool(low)

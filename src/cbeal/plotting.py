@@ -23,6 +23,7 @@ __all__ = [
     "FAILURE",
     "PASS",
     "SERIES",
+    "distinct_colours",
     "plot_acquisitions",
     "plot_band",
     "plot_band_run",
@@ -30,7 +31,6 @@ __all__ = [
     "plot_cumulative_reward",
     "plot_decision_boundaries",
     "plot_label_requests",
-    "distinct_colours",
     "plot_learning_curves",
     "plot_run",
     "plot_scores",
@@ -512,7 +512,9 @@ def plot_learning_curves(
     left.set(xlabel="labels spent", ylabel="test RMSE (lower is better)",
              title=f"Test RMSE against labels spent ({over})")  # fmt: skip
     right.set(
-        xlabel="labels spent", ylabel="% of test parts", title=f"Within tolerance (±{tolerance:.4g})"
+        xlabel="labels spent",
+        ylabel="% of test parts",
+        title=f"Within tolerance (±{tolerance:.4g})",
     )
     left.legend(fontsize=7 if len(curves) > 6 else 8)
     return fig

@@ -23,8 +23,8 @@ from cbeal.catalog._names import lookup
 from cbeal.core.agent import Agent
 from cbeal.core.density_weighted import DensityWeightedAgent
 from cbeal.core.drift import DriftAgent
-from cbeal.core.labelled_distance import LabelledDistanceAgent
 from cbeal.core.exceptions import ParameterError
+from cbeal.core.labelled_distance import LabelledDistanceAgent
 from cbeal.core.low_density import LowDensityAgent
 from cbeal.core.minority import MinorityAgent
 from cbeal.core.presets import PAPER_AGENTS, single_agent
@@ -286,8 +286,8 @@ _ENTRIES = [
     AgentEntry(
         "DRIFT",
         "drift watcher",
-        "regressors: scores every part higher while the recent labels surprised the model "
-        "more than usual, so the pacer asks ahead while the process moves",
+        "regressors: scores every part higher while recent labels surprise the model more "
+        "than usual (the pacer asks ahead)",
         DriftAgent,
         "sampler",
         lambda b: DriftAgent(),

@@ -29,9 +29,7 @@ __all__ = ["SPENT_ENOUGH", "EqualLabels", "equal_labels", "uniform_rmse"]
 SPENT_ENOUGH = 0.8
 
 
-def uniform_rmse(
-    split: Split, learner: str, seed: int, counts: Sequence[int]
-) -> dict[int, float]:
+def uniform_rmse(split: Split, learner: str, seed: int, counts: Sequence[int]) -> dict[int, float]:
     """Test RMSE of `learner` on D0 and the first ``L`` rows of one uniform draw of the
     stream (seeded by `seed`), for each ``L`` in `counts`."""
     Z0, y0 = split.features("initial")

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from cbeal.baselines import RandomAgent
+from cbeal.catalog import AGENTS
 from cbeal.catalog import agent as catalog_agent
 from cbeal.core import ScoreFusion
 from cbeal.core.drift import DriftAgent
@@ -81,6 +82,9 @@ def _single(name: str) -> Callable[..., StreamLearner]:
     return build
 
 
+#: the paper's input-space explorers (LD1-3, SPF1), from the catalog
+EXPLORERS = tuple(n for n, e in AGENTS.items() if e.family == "paper" and e.kind == "exploration")
+
 #: the candidates (fixed before any run, REGRESSION.md round 2): eligible for the preset
 CANDIDATES: dict[str, Callable[..., StreamLearner]] = {
     "F:QBCRr+DTL": _fusion("QBCRr", "DTL"),
@@ -93,15 +97,11 @@ CANDIDATES: dict[str, Callable[..., StreamLearner]] = {
 #: the controls: the explorers alone (as the catalog gives them), the old CBEAL-R, the RS
 #: agent (at the budget's share), and the diversity score alone under the deficit pacer
 CONTROLS: dict[str, Callable[..., StreamLearner]] = {
-    "LD1": _single("LD1"),
-    "LD2": _single("LD2"),
-    "LD3": _single("LD3"),
-    "SPF1": _single("SPF1"),
+    **{name: _single(name) for name in EXPLORERS},
     "CBEAL-R (round 1)": _old_cbeal_r,
     "RS agent": _single("RS"),
     "F:DTL": _fusion("DTL"),
 }
-
 
 
 def _preset(learner: Callable[[], Any], budget: int, share: float, **kw: Any) -> StreamLearner:
@@ -197,8 +197,6 @@ def run_grid(
         return run_one(s, w, lrn, rep, share)
 
     with path.open("a") as fh:
-        for row in Parallel(n_jobs=jobs, return_as="generator")(
-            delayed(one)(*t) for t in todo
-        ):
+        for row in Parallel(n_jobs=jobs, return_as="generator")(delayed(one)(*t) for t in todo):
             fh.write(json.dumps(row) + "\n")
             fh.flush()

@@ -54,8 +54,10 @@ def cell_rows(rows: list[dict[str, Any]], cell_keys: tuple[str, ...]) -> dict[tu
             rs_final = float(np.mean([u[-1] for _, u in runs]))
             # the mean curve at the label counts every run reached
             n = min(len(r["curve"]) for r, _ in runs)
-            curve = [[runs[0][0]["curve"][i][0],
-                      float(np.mean([r["curve"][i][1] for r, _ in runs]))] for i in range(n)]  # fmt: skip
+            curve = [
+                [runs[0][0]["curve"][i][0], float(np.mean([r["curve"][i][1] for r, _ in runs]))]
+                for i in range(n)
+            ]
             budget = runs[0][0]["budget"]
             out[key][s] = {
                 "d": float(np.mean(d)),

@@ -89,7 +89,7 @@ def equal_label_blocks(result: UserRun) -> list[Block]:
                 "label ratio",
             ],
             table,
-        ),  # fmt: skip
+        ),
     ]
     low = [f"{r.method} ({100 * r.spent:.0f} %)" for r in rows if r.underspent]
     if low:

@@ -108,8 +108,10 @@ def _values(result: UserRun) -> str:
     if t is None:
         return f"classes {result.stats.data.classes['all']}"
     tr = t.train
+    rule = (
+        "; default: a quarter of the sd in D0" if result.options.tolerance_rule == "default" else ""
+    )
     return (
         f"measured values: training mean {tr['mean']:.4g}, sd {tr['std']:.4g}; "
-        f"tolerance ±{t.tolerance:.4g} (unit of {result.table.label!r}"
-        + ("; default: a quarter of the sd in D0)" if result.options.tolerance_rule == "default" else ")")
+        f"tolerance ±{t.tolerance:.4g} (unit of {result.table.label!r}{rule})"
     )
