@@ -117,7 +117,8 @@ def test_classifier_only_options_are_refused_with_a_typed_error(
         _single(RandomAgent(), classes=[0, 1]).fit(X[:20], y[:20])
     with pytest.raises(TaskError, match="BootstrapRegressor"):
         _single(RandomAgent(), estimator=DecisionTreeRegressor()).fit(X[:20], y[:20])
-    with pytest.raises(ParameterError, match="tolerance=0.05"):
+    suggested = f"e.g. tolerance={0.25 * np.std(y[:20], ddof=1):.3g} "  # on the data's scale
+    with pytest.raises(ParameterError, match=suggested.replace(".", r"\.")):
         _single(RandomAgent(), tolerance=None).fit(X[:20], y[:20])
     labels = (y[:20] > 0).astype(int)
     with pytest.raises(TaskError, match="leave tolerance unset"):
@@ -227,18 +228,19 @@ def test_a_saved_regression_model_continues_exactly(
 
 
 def test_the_regression_preset_is_the_chosen_candidate_as_a_user_gets_it() -> None:
-    from cbeal.experiments.regression.runner import LEARNERS, STRATEGIES
+    from cbeal.experiments.regression.round2 import CHOICE, LEARNERS, STRATEGIES
     from cbeal.experiments.regression.workloads import load_workload
 
     w = load_workload("paper-reg-v1", 0)
     kw = {"estimator": LEARNERS["bayes-ridge"](), "tolerance": w.tolerance, "random_state": 5}
     made = [
-        STRATEGIES[name][1](LEARNERS["bayes-ridge"], 30, 0.1, **kw).fit(w.X0, w.y0)
-        for name in ("CBEAL-R", "F:QBCR+EMCM")
+        STRATEGIES[name](LEARNERS["bayes-ridge"], 30, 0.1, **kw).fit(w.X0, w.y0)
+        for name in ("CBEAL-R", CHOICE)
     ]
     preset = CbeAL.from_preset("CBEAL-R", estimator=BayesianRidge(), budget=0.1, tolerance=1.0)
-    assert [n for n, _ in preset.agents] == ["QBCR", "EMCM"]
-    assert all(type(a.estimator) is BayesianRidge for _, a in preset.agents)
+    assert [n for n, _ in preset.agents] == ["QBCRr", "DTLm", "DRIFT"]
+    assert preset.fusion.pacer == "deficit"
+    assert type(preset.agents[0][1].estimator) is BayesianRidge  # the model's own regressor
     a, b = (simulate(m, w.X_stream[:300], w.y_stream[:300]).acquired for m in made)
     np.testing.assert_array_equal(a, b)
 

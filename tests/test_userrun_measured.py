@@ -47,7 +47,7 @@ def test_a_measured_target_runs_the_regression_path(
     for name in ("run.png", "curve.png"):
         assert (out / "figures" / name).stat().st_size > 10_000, name
     info = json.loads((out / "summary.json").read_text())
-    assert info["method"] == "CBEAL-R" and info["agents"] == ["QBCR", "EMCM"]
+    assert info["method"] == "CBEAL-R" and info["agents"] == ["QBCRr", "DTLm", "DRIFT"]
     assert set(info["metrics"]["CBEAL-R"]) == {"rmse", "mae", "in_band"}
     assert info["split"] == {"initial": 10, "stream": 830, "test": 360}
     spent = info["labels_spent"]["CBEAL-R"]
@@ -114,3 +114,40 @@ def test_bad_measured_input_stops_with_a_message(
     err = capsys.readouterr().err
     assert expected in err, err
     assert not out.exists()
+
+
+def test_the_file_as_argument_a_default_tolerance_and_whole_number_targets(
+    csv: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`cbeal run FILE --target COL` with no tolerance: the default from D0, printed with
+    the column it is in; a target of whole numbers (rotational speed in rpm) is measured."""
+    out = tmp_path / "rep"
+    frame = pd.read_csv(csv)
+    y0 = frame["Rotational speed [rpm]"].to_numpy()[:10]
+    assert np.all(np.mod(y0, 1) == 0)  # whole numbers
+    args = ["run", str(csv), "--target", "Rotational speed [rpm]", "--out", str(out)]
+    args += ["--no-progress", "--drop", "Machine failure,grade", "--budget", "40"]
+    assert main([*args, "--compare", "RS,LD2", "--repeats", "2"]) == 0
+    stdout = capsys.readouterr().out
+    expected = 0.25 * float(np.std(y0, ddof=1))
+    info = json.loads((out / "summary.json").read_text())
+    assert info["target"]["tolerance"] == pytest.approx(expected)
+    assert f"tolerance ±{expected:.4g} (unit of 'Rotational speed [rpm]'; default" in stdout
+    report = (out / "report.md").read_text()
+    assert "a quarter of the standard deviation of the 10 measured values in D0" in report
+    # the baseline: random sampling with the same labels, per method, with the label ratio
+    assert "## Against random sampling with the same number of labels" in report
+    rows = {r["method"]: r for r in info["equal_labels"]}
+    assert set(rows) == {info["method"], "RS", "LD2"}
+    for r in rows.values():
+        assert r["random_rmse"] > 0 and r["labels"] <= 40
+        assert r["spent"] == pytest.approx(r["labels"] / 40)
+        assert r["difference"] == pytest.approx(100 * (r["rmse"] / r["random_rmse"] - 1), abs=30)
+    # LD2 alone asks only for rare outliers: under 80 % of the budget is flagged
+    low = [m for m, r in rows.items() if r["spent"] < 0.8]
+    assert ("**Warning:**" in report) == bool(low)
+
+
+def test_the_file_twice_is_refused(csv: Path, tmp_path: Path) -> None:
+    with pytest.raises(SystemExit):
+        main(["run", str(csv), "--data", str(tmp_path / "other.csv"), "--target", TORQUE])

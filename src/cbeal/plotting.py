@@ -12,7 +12,7 @@ Stream plots take an optional ``time`` array (one value per stream sample, numbe
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -23,6 +23,7 @@ __all__ = [
     "FAILURE",
     "PASS",
     "SERIES",
+    "distinct_colours",
     "plot_acquisitions",
     "plot_band",
     "plot_band_run",
@@ -444,33 +445,76 @@ def plot_band_run(
     return fig
 
 
+def distinct_colours(n: int) -> list[Any]:
+    """`n` colours no two alike: matplotlib's ten, then twenty, then evenly spaced hues.
+
+    >>> len(set(map(tuple, distinct_colours(14))))
+    14
+    """
+    from matplotlib import colormaps
+
+    if n <= 10:
+        return [colormaps["tab10"](i) for i in range(n)]
+    if n <= 20:
+        return [colormaps["tab20"](i) for i in range(n)]
+    return [colormaps["hsv"](i / n) for i in range(n)]
+
+
+def _seed_band(runs: Sequence[tuple[Any, Any, Any]]) -> tuple[np.ndarray, ...]:
+    """The seeds' curves on one grid of label counts (up to the fewest labels any seed
+    spent): labels, mean RMSE, its standard error, mean share within tolerance."""
+    end = min(float(np.asarray(r[0], dtype=np.float64)[-1]) for r in runs)
+    grid = np.unique(np.concatenate([np.asarray(r[0], dtype=np.float64) for r in runs]))
+    grid = grid[grid <= end]
+    rmse = np.array([np.interp(grid, r[0], r[1]) for r in runs])
+    share = np.array([np.interp(grid, r[0], r[2]) for r in runs])
+    se = rmse.std(axis=0, ddof=1) / np.sqrt(len(runs)) if len(runs) > 1 else 0.0 * grid
+    return grid, rmse.mean(axis=0), se, share.mean(axis=0)
+
+
 def plot_learning_curves(
-    curves: Mapping[str, tuple[Any, Any, Any]],
+    curves: Mapping[str, Any],
     *,
     tolerance: float,
     reference: tuple[str, float, float] | None = None,
+    random: tuple[str, float] | None = None,
 ) -> Any:
-    """Learning curves of regressors: test RMSE (left) and the share of test parts within
-    the tolerance (right) against the labels spent.
+    """Learning curves of regressors: test RMSE (left, lower is better) and the share of
+    test parts within the tolerance (right) against the labels spent.
 
-    `curves` maps a method to ``(labels, rmse, share within tolerance)``; `reference` is
-    ``(label, rmse, share)`` of a model trained on every label, drawn dashed. Returns a
-    :class:`matplotlib.figure.Figure` that is not registered with pyplot.
+    `curves` maps a method to ``(labels, rmse, share within tolerance)``, or to a list of
+    them, one per seed: then the mean over the seeds is drawn with a band of ± one
+    standard error. `reference` is ``(label, rmse, share)`` of a model trained on every
+    label, drawn dashed; `random` ``(label, rmse)`` of random sampling at the full budget,
+    dotted. Returns a :class:`matplotlib.figure.Figure` not registered with pyplot.
     """
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(9, 4.2), layout="constrained")
     left, right = fig.subplots(1, 2)
-    for method, (labels, rmse, share) in curves.items():
-        left.plot(labels, rmse, marker="o", ms=3, label=method)
-        right.plot(labels, 100 * np.asarray(share, dtype=np.float64), marker="o", ms=3)
+    colours = distinct_colours(len(curves))
+    n_seeds = 1
+    for colour, (method, runs) in zip(colours, curves.items(), strict=True):
+        runs = [runs] if isinstance(runs, tuple) else list(runs)
+        n_seeds = max(n_seeds, len(runs))
+        labels, rmse, se, share = _seed_band(runs)
+        left.plot(labels, rmse, marker="o", ms=3, label=method, color=colour)
+        if len(runs) > 1:
+            left.fill_between(labels, rmse - se, rmse + se, color=colour, alpha=0.15, lw=0)
+        right.plot(labels, 100 * share, marker="o", ms=3, color=colour)
     if reference is not None:
         name, rmse_all, share_all = reference
         left.axhline(rmse_all, color="grey", ls="--", lw=1, label=name)
         right.axhline(100 * share_all, color="grey", ls="--", lw=1)
-    left.set(xlabel="labels spent", ylabel="test RMSE", title="Test RMSE against labels spent")
+    if random is not None:
+        left.axhline(random[1], color="black", ls=":", lw=1, label=random[0])
+    over = f"mean of {n_seeds} seeds ± SE" if n_seeds > 1 else "one seed"
+    left.set(xlabel="labels spent", ylabel="test RMSE (lower is better)",
+             title=f"Test RMSE against labels spent ({over})")  # fmt: skip
     right.set(
-        xlabel="labels spent", ylabel="% of test parts", title=f"Within tolerance (±{tolerance:g})"
+        xlabel="labels spent",
+        ylabel="% of test parts",
+        title=f"Within tolerance (±{tolerance:.4g})",
     )
-    left.legend(fontsize=8)
+    left.legend(fontsize=7 if len(curves) > 6 else 8)
     return fig

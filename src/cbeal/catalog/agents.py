@@ -22,11 +22,14 @@ from cbeal.baselines import (
 from cbeal.catalog._names import lookup
 from cbeal.core.agent import Agent
 from cbeal.core.density_weighted import DensityWeightedAgent
+from cbeal.core.drift import DriftAgent
 from cbeal.core.exceptions import ParameterError
+from cbeal.core.labelled_distance import LabelledDistanceAgent
 from cbeal.core.low_density import LowDensityAgent
 from cbeal.core.minority import MinorityAgent
 from cbeal.core.presets import PAPER_AGENTS, single_agent
 from cbeal.core.regression import ReinforcedSpreadAgent
+from cbeal.core.spread_rank import SpreadRankAgent
 from cbeal.learners.committee import CommitteeAgent
 from cbeal.learners.regression_committee import CommitteeVarianceAgent, ExpectedChangeAgent
 
@@ -242,6 +245,52 @@ _ENTRIES = [
         ExpectedChangeAgent,
         "sampler",
         lambda b: ExpectedChangeAgent(),
+    ),
+    # regression round 2 (issue 33, REGRESSION.md): scale-free scores (ranks among recent parts)
+    AgentEntry(
+        "QBCRr",
+        "committee variance rank",
+        "regressors: scores a part by how much four bootstrap refits of the model's regressor "
+        "disagree, ranked among the last 200 parts",
+        CommitteeVarianceAgent,
+        "sampler",
+        lambda b: CommitteeVarianceAgent(scale="rank"),
+    ),
+    AgentEntry(
+        "SPRD",
+        "predictive spread rank",
+        "regressors: scores a part by the model's own predictive spread, ranked among the "
+        "last 200 parts",
+        SpreadRankAgent,
+        "sampler",
+        lambda b: SpreadRankAgent(),
+    ),
+    AgentEntry(
+        "DTL",
+        "distance to the labelled parts",
+        "scores a part by how far it lies from every labelled part, ranked among the last "
+        "200 parts (greedy sampling on the inputs)",
+        LabelledDistanceAgent,
+        "sampler",
+        lambda b: LabelledDistanceAgent(),
+    ),
+    AgentEntry(
+        "DTLm",
+        "distance to the recent labels",
+        "scores a part by how far it lies from the last 50 labelled parts, ranked among the "
+        "last 200 parts (older labels are forgotten)",
+        LabelledDistanceAgent,
+        "sampler",
+        lambda b: LabelledDistanceAgent(memory=50),
+    ),
+    AgentEntry(
+        "DRIFT",
+        "drift watcher",
+        "regressors: scores every part higher while recent labels surprise the model more "
+        "than usual (the pacer asks ahead)",
+        DriftAgent,
+        "sampler",
+        lambda b: DriftAgent(),
     ),
 ]
 

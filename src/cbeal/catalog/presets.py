@@ -111,15 +111,16 @@ _ENTRIES = [
         ("RAL1", "RAL2", "ENT", "VU"),
         {"eta": 0.2, "ewma": False},
     ),
-    PresetEntry(  # regressors (issue 20, REGRESSION.md): chosen on its development part
+    PresetEntry(  # regressors (issue 33, REGRESSION.md round 2): chosen on its development part
         "CBEAL-R",
-        "committee variance and model change, one pacer",
-        "regressors: committee variance and expected model change (EMCM) of the model's "
-        "own regressor, scores fused with equal weights, one even pacer",
+        "uncertainty, diversity and drift, one pacer",
+        "regressors: committee variance of the model's own regressor, distance to the last 50 "
+        "labels and a drift watcher, each ranked among recent parts, fused with fixed equal "
+        "weights, one pacer that can wait, catch up and run ahead",
         "regression",
-        ("QBCR", "EMCM"),
+        ("QBCRr", "DTLm", "DRIFT"),
         epsilon=0.0,
-        fusion={"weights": "equal"},
+        fusion={"weights": "equal", "pacer": "deficit"},
     ),
     *(
         PresetEntry(

@@ -30,20 +30,25 @@ def register(sub: Any) -> None:
 
 
 def _data_flags(run: argparse.ArgumentParser) -> None:
-    run.add_argument("--data", required=True, help=".csv, .tsv, .txt, .parquet or .pq file")
     run.add_argument(
-        "--label",
+        "file", nargs="?", default=None, help=".csv, .tsv, .txt, .parquet or .pq file (or --data)"
+    )
+    run.add_argument("--data", default=None, help="the file, as an option")
+    column = run.add_mutually_exclusive_group(required=True)
+    column.add_argument("--label", default=None, help="label column of class labels")
+    column.add_argument(
         "--target",
-        required=True,
-        help="label column: class labels, or measured values with --tolerance",
+        default=None,
+        help="label column of measured values (a regression run: the default preset becomes "
+        "CBEAL-R and the learner bayesian-ridge; whole numbers such as counts are fine)",
     )
     run.add_argument(
         "--tolerance",
         type=float,
         default=None,
-        help="the label column holds measured values (a regression run): the half-width of "
-        "the band around the measured value that counts as right, in the column's unit, "
-        "e.g. 0.05; the default preset becomes CBEAL-R and the learner bayesian-ridge",
+        help="the half-width of the band around a measured value that counts as right, in the "
+        "target column's unit (default with --target: a quarter of the standard deviation of "
+        "the measured values in D0); with --label it makes the label column measured values",
     )
     run.add_argument("--out", default="cbeal-report", help="report folder")
     run.add_argument(
@@ -156,12 +161,16 @@ def run_table(args: argparse.Namespace) -> int:
     from cbeal.reports.tablerun import console_lines, write_report
     from cbeal.tablerun import RunOptions, execute, prepare
 
+    if (args.file is None) == (args.data is None) and args.file != args.data:
+        args.parser.error("give the file once: as the first argument or with --data")
     out = Path(args.out)
     check_out(out)  # an unusable --out stops here, before any computation
-    names = ("label", "time", "features", "drop", "preset", "agents", "budget", "learner")
+    names = ("time", "features", "drop", "preset", "agents", "budget", "learner")
     more = ("initial", "test_fraction", "positive", "compare", "seed", "repeats", "tolerance")
     options = RunOptions(
-        data=Path(args.data),
+        data=Path(args.file or args.data),
+        label=args.target if args.target is not None else args.label,
+        measured_values=args.target is not None,
         ids=args.id,
         refit_every=args.refit_every,
         regression_reward=args.regression_reward,

@@ -10,6 +10,7 @@ from cbeal.core.budget import DEFAULT_PACE, RATE_BURST, Budget, LabelCount, Labe
 from cbeal.core.decision import Decision
 from cbeal.core.deficit_pacer import DeficitPacer
 from cbeal.core.density_weighted import DensityWeightedAgent
+from cbeal.core.drift import DriftAgent
 from cbeal.core.ensemble import AgentEnsemble
 from cbeal.core.ewma import ChartStep, EWMAChart
 from cbeal.core.exceptions import (
@@ -27,6 +28,7 @@ from cbeal.core.exceptions import (
 from cbeal.core.exp4p import Exp4P
 from cbeal.core.fusion import ScoreFusion
 from cbeal.core.fusion_weights import EqualWeights, EvidenceWeights, FusionWeights
+from cbeal.core.labelled_distance import LabelledDistanceAgent
 from cbeal.core.low_density import LowDensityAgent
 from cbeal.core.minority import MinorityAgent
 from cbeal.core.pacer import QuantilePacer
@@ -37,6 +39,7 @@ from cbeal.core.regression import RegressionContext, ReinforcedSpreadAgent
 from cbeal.core.reinforced import ReinforcedAgent
 from cbeal.core.single import SingleAgentPolicy
 from cbeal.core.space_filling import SpaceFillingAgent
+from cbeal.core.spread_rank import SpreadRankAgent
 
 __all__ = [
     "DEFAULT_PACE",
@@ -53,6 +56,7 @@ __all__ = [
     "DecisionError",
     "DeficitPacer",
     "DensityWeightedAgent",
+    "DriftAgent",
     "EWMAChart",
     "EqualWeights",
     "EvidenceWeights",
@@ -61,6 +65,7 @@ __all__ = [
     "InvalidInputError",
     "LabelCount",
     "LabelRate",
+    "LabelledDistanceAgent",
     "LowDensityAgent",
     "MinorityAgent",
     "ModelFileError",
@@ -77,6 +82,7 @@ __all__ = [
     "SingleAgentPolicy",
     "SingleClassWarning",
     "SpaceFillingAgent",
+    "SpreadRankAgent",
     "TaskError",
     "UnknownLabelError",
     "as_budget",

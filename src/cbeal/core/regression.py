@@ -26,6 +26,7 @@ __all__ = [
     "RegressionContext",
     "ReinforcedSpreadAgent",
     "check_tolerance",
+    "default_tolerance",
     "in_band_probability",
     "regression_reward",
     "regression_scores",
@@ -49,12 +50,50 @@ def in_band_probability(mean: float, std: float, tol: float) -> float:
     return math.erf(tol / (std * math.sqrt(2.0)))
 
 
-def check_tolerance(tolerance: Any) -> float:
-    """The tolerance as a float, or a :class:`~cbeal.core.ParameterError` saying what to give."""
+#: the default tolerance is this share of the standard deviation of D0's measured values
+TOLERANCE_SHARE = 0.25
+
+
+def default_tolerance(y0: Any) -> float:
+    """The tolerance a user need not guess: a quarter of the (sample) standard deviation
+    of the measured values known at the start (``D0``), in their unit; NaN when they do not
+    vary (fewer than two values, or all equal).
+
+    >>> default_tolerance([10.0, 12.0, 14.0])
+    0.5
+    """
+    y = np.asarray(y0, dtype=np.float64).ravel()
+    sd = float(np.std(y, ddof=1)) if y.size > 1 else 0.0
+    return TOLERANCE_SHARE * sd if math.isfinite(sd) and sd > 0.0 else math.nan
+
+
+def _example(y0: Any) -> str:
+    """A tolerance to suggest, on the scale of `y0` when it is known."""
+    tol = math.nan if y0 is None else default_tolerance(y0)
+    if math.isnan(tol):
+        return "tolerance=… (in the target's unit)"
+    return (
+        f"e.g. tolerance={tol:.3g} (in the target's unit: a quarter of the spread of the "
+        "initial measured values)"
+    )
+
+
+def check_tolerance(tolerance: Any, y0: Any = None) -> float:
+    """The tolerance as a float, or a :class:`~cbeal.core.ParameterError` saying what to
+    give — a value on the scale of `y0` (the initial measured values) when they are known.
+
+    >>> try:
+    ...     check_tolerance(None, [10.0, 12.0, 14.0])
+    ... except ParameterError as exc:
+    ...     print(str(exc)[:64])
+    a regressor needs the tolerance of the measured quality, e.g. to
+    >>> "tolerance=0.5 (in the target's unit" in _example([10.0, 12.0, 14.0])
+    True
+    """
     if tolerance is None:
         raise ParameterError(
-            "a regressor needs the tolerance of the measured quality: tolerance=0.05 (in the "
-            "target's unit; a part whose prediction is off by more is one the model got wrong)"
+            f"a regressor needs the tolerance of the measured quality, {_example(y0)}; a part "
+            "whose prediction is off by more is one the model got wrong"
         )
     try:
         tol = float(tolerance)
@@ -62,7 +101,8 @@ def check_tolerance(tolerance: Any) -> float:
         raise ParameterError(f"tolerance must be a number > 0, got {tolerance!r}") from None
     if isinstance(tolerance, bool) or not (math.isfinite(tol) and tol > 0.0):
         raise ParameterError(
-            f"tolerance must be a finite number > 0 in the target's unit, got {tolerance!r}"
+            f"tolerance must be a finite number > 0 in the target's unit, got {tolerance!r}; "
+            f"{_example(y0)}"
         )
     return tol
 

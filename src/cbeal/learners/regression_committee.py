@@ -16,6 +16,7 @@ from sklearn.base import clone
 
 from cbeal.core.agent import Agent, Context
 from cbeal.core.exceptions import ParameterError
+from cbeal.core.recent_rank import RecentRank
 from cbeal.core.regression import regression_context
 from cbeal.learners.adapter import pinned
 from cbeal.learners.committee import check_committee_sizes
@@ -32,12 +33,20 @@ class _RegressionCommittee(Agent):
 
     @classmethod
     def _unit_test_params(cls) -> list[dict[str, Any]]:
-        return [{"n_members": 3, "refit_every": 3}]
+        return [{"n_members": 3, "refit_every": 3}, {"n_members": 2, "scale": "rank"}]
 
-    def __init__(self, *, estimator: Any = None, n_members: int = 4, refit_every: int = 1) -> None:
+    def __init__(
+        self,
+        *,
+        estimator: Any = None,
+        n_members: int = 4,
+        refit_every: int = 1,
+        scale: str = "tolerance",
+    ) -> None:
         self.estimator = estimator
         self.n_members = n_members
         self.refit_every = refit_every
+        self.scale = scale
 
     def _template(self) -> Any:
         if self.estimator is not None:
@@ -53,6 +62,9 @@ class _RegressionCommittee(Agent):
     def _start(self, X0: np.ndarray) -> None:
         check_committee_sizes(self)
         self._template()
+        if self.scale not in ("tolerance", "rank"):
+            raise ParameterError(f"scale must be 'tolerance' or 'rank', got {self.scale!r}")
+        self.ranks_ = RecentRank(200)
         self.pool_X_: list[np.ndarray] = []
         self.pool_y_: list[float] = []
         self.members_: list[Any] = []
@@ -87,6 +99,12 @@ class _RegressionCommittee(Agent):
         x = np.asarray(ctx.x, dtype=np.float64)[None, :]
         return np.array([float(np.ravel(m.predict(x))[0]) for m in self.members_])
 
+    def _scaled(self, value: float, scale: float) -> float:
+        """`value` on [0, 1]: ``value / (value + scale)``, or its rank among recent values."""
+        if getattr(self, "scale", "tolerance") == "rank":  # a model file of before: none
+            return self.ranks_.rank(value)
+        return value / (value + scale)
+
 
 class CommitteeVarianceAgent(_RegressionCommittee):
     """QBC for regression: ask where bootstrap refits of the regressor disagree.
@@ -104,6 +122,9 @@ class CommitteeVarianceAgent(_RegressionCommittee):
         Committee size (≥ 2).
     refit_every
         Refit the committee after this many new labels.
+    scale
+        ``"tolerance"`` (``s / (s + tol)``) or ``"rank"`` (the rank of ``s`` among the
+        last 200 parts').
 
     Examples
     --------
@@ -119,16 +140,24 @@ class CommitteeVarianceAgent(_RegressionCommittee):
     True
     """
 
-    def __init__(self, *, estimator: Any = None, n_members: int = 4, refit_every: int = 1) -> None:
-        super().__init__(estimator=estimator, n_members=n_members, refit_every=refit_every)
+    def __init__(
+        self,
+        *,
+        estimator: Any = None,
+        n_members: int = 4,
+        refit_every: int = 1,
+        scale: str = "tolerance",
+    ) -> None:
+        super().__init__(
+            estimator=estimator, n_members=n_members, refit_every=refit_every, scale=scale
+        )
 
     def advise_one(self, ctx: Context) -> float:
         tol = regression_context(ctx, self).tolerance
         preds = self._predictions(ctx)
         if preds is None:
             return 0.0
-        s = float(np.std(preds, ddof=1))
-        return s / (s + tol)
+        return self._scaled(float(np.std(preds, ddof=1)), tol)
 
 
 class ExpectedChangeAgent(_RegressionCommittee):
@@ -144,7 +173,7 @@ class ExpectedChangeAgent(_RegressionCommittee):
 
     Parameters
     ----------
-    estimator, n_members, refit_every
+    estimator, n_members, refit_every, scale
         As :class:`CommitteeVarianceAgent`.
 
     Examples
@@ -162,8 +191,17 @@ class ExpectedChangeAgent(_RegressionCommittee):
     True
     """
 
-    def __init__(self, *, estimator: Any = None, n_members: int = 4, refit_every: int = 1) -> None:
-        super().__init__(estimator=estimator, n_members=n_members, refit_every=refit_every)
+    def __init__(
+        self,
+        *,
+        estimator: Any = None,
+        n_members: int = 4,
+        refit_every: int = 1,
+        scale: str = "tolerance",
+    ) -> None:
+        super().__init__(
+            estimator=estimator, n_members=n_members, refit_every=refit_every, scale=scale
+        )
 
     def advise_one(self, ctx: Context) -> float:
         rctx = regression_context(ctx, self)
@@ -172,5 +210,4 @@ class ExpectedChangeAgent(_RegressionCommittee):
             return 0.0
         norm = math.sqrt(float(np.dot(rctx.x, rctx.x)) + 1.0)
         change = float(np.mean(np.abs(rctx.mean - preds))) * norm
-        scale = rctx.tolerance * self.scale_
-        return change / (change + scale)
+        return self._scaled(change, rctx.tolerance * self.scale_)

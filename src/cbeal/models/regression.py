@@ -29,8 +29,9 @@ from cbeal.learners.regression import RegressionAdapter, is_regression
 __all__ = ["RegressionTask", "check_agents", "committee_of", "regression_task"]
 
 
-def regression_task(model: Any) -> RegressionTask | None:
-    """The regression side of `model`, or None when its learner is a classifier.
+def regression_task(model: Any, y0: Any = None) -> RegressionTask | None:
+    """The regression side of `model`, or None when its learner is a classifier (`y0`,
+    the initial measured values, lets a missing tolerance's message suggest one).
 
     Checks the parameters that belong to one kind of learner: `tolerance` and
     `regression_reward` with a classifier, `classes` with a regressor.
@@ -54,7 +55,7 @@ def regression_task(model: Any) -> RegressionTask | None:
     if rule not in REWARD_RULES:
         raise ParameterError(f"regression_reward must be one of {REWARD_RULES}, got {rule!r}")
     check_agents(model, "regression")
-    return RegressionTask(check_tolerance(tolerance), rule)
+    return RegressionTask(check_tolerance(tolerance, y0), rule)
 
 
 def check_agents(model: Any, task: str) -> None:

@@ -66,7 +66,7 @@ class StreamLearner(Deciding, Labelling, LearnerUse, BudgetRenewal, StreamState)
         """
         with self._mutex:
             self._check_params()
-            task = regression_task(self)  # None for a classifier
+            task = regression_task(self, _numbers(y0))  # None for a classifier
             if task is None:
                 check_estimator_has_proba(self.estimator)
             inputs, X = Inputs.fit(X0, self.preprocessor)
@@ -206,3 +206,11 @@ class StreamLearner(Deciding, Labelling, LearnerUse, BudgetRenewal, StreamState)
         return classifier_tags(
             preprocessor=self.preprocessor, non_deterministic=self.random_state is None
         )
+
+
+def _numbers(y0: Any) -> Any:
+    """`y0` as floats when it holds numbers (to suggest a tolerance on their scale), else None."""
+    try:
+        return np.asarray(y0, dtype=np.float64).ravel()
+    except (TypeError, ValueError):
+        return None

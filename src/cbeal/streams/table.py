@@ -137,8 +137,9 @@ def _check_filled(col: Any, label: str) -> None:
         )
 
 
-#: With a tolerance, whole numbers with at most this many distinct values look like classes.
-FEW_VALUES = 10
+#: Measured values with at most this many distinct whole numbers look like classes (a 0/1
+#: flag); more are counts, measured values too.
+FEW_VALUES = 2
 
 _CLASSIFY = "leave out `tolerance` to classify them"
 

@@ -68,6 +68,11 @@ class RunOptions:
     budget: str = "10%"
     learner: str | None = None  # None: logreg-l1, or bayesian-ridge with a tolerance
     tolerance: float | None = None  # a regression run: the band's half-width
+    #: the label column holds measured values even without a tolerance (`cbeal run --target`):
+    #: the tolerance is then the default from D0 (:func:`cbeal.core.regression.default_tolerance`)
+    measured_values: bool = False
+    #: how the tolerance came about: "given", or "default" (set by :func:`cbeal.tablerun.prepare`)
+    tolerance_rule: str = "given"
     regression_reward: str = "band"
     initial: int = 10
     test_fraction: float = 0.3
@@ -81,7 +86,7 @@ class RunOptions:
     @property
     def measured(self) -> bool:
         """Whether the label column holds measured values (a regression run)."""
-        return self.tolerance is not None
+        return self.tolerance is not None or self.measured_values
 
     def check(self) -> None:
         """Raise :class:`InvalidInputError` for counts or a tolerance out of range (the

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -216,6 +216,8 @@ class RunStats:
     weights: dict[str, float]  # CbeAL's final standardized weights
     control_chart: bool  # whether CbeAL's bandit flips weights with the EWMA chart
     fusion: str | None = None  # a score-fusion preset's weights ("equal", "evidence"), else None
+    #: a regression run's methods against random sampling at equal labels (else empty)
+    equal_labels: list[Any] = field(default_factory=list)
 
 
 def cbeal_numbers(trace: Trace, budget: BudgetUse) -> tuple[dict[str, Any], dict[str, float]]:

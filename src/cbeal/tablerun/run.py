@@ -33,24 +33,26 @@ parts predicted within the tolerance, with a learning curve against the labels s
 from __future__ import annotations
 
 import functools
+import math
 import sys
 import time
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from cbeal.catalog import learner as make_learner
 from cbeal.catalog import preset_entry
-from cbeal.core import Budget, SingleClassWarning
-from cbeal.core.regression import regression_scores
+from cbeal.core import Budget, InvalidInputError, SingleClassWarning
+from cbeal.core.regression import default_tolerance, regression_scores
 from cbeal.evaluation import REFERENCES, fit_reference, scores
 from cbeal.models import CbeAL, StreamLearner, stream_model
 from cbeal.simulation import simulate
 from cbeal.streams.table import Table, load_table
+from cbeal.tablerun.equal_labels import equal_labels, uniform_rmse
 from cbeal.tablerun.estimate import PROGRESS_AFTER, Estimate, estimate
 from cbeal.tablerun.measured import (
     Curve,
@@ -131,6 +133,10 @@ class SeedRun:
     seed: int
     scores: dict[str, dict[str, float]]
     labels: dict[str, int]
+    #: a regression run's: each method's learning curve, and random sampling's test RMSE
+    #: at each method's label count and at the full budget (L → RMSE)
+    curves: dict[str, Curve] = field(default_factory=dict)
+    uniform: dict[int, float] = field(default_factory=dict)
 
 
 @dataclass(eq=False)
@@ -233,6 +239,8 @@ def prepare(options: RunOptions) -> Plan:
         table, initial=options.initial, test_fraction=options.test_fraction, measured=measured
     )
     spend, budget = run_budget(options.budget, split.n_stream)
+    if measured and options.tolerance is None:
+        options = replace(options, tolerance=_default_tolerance(split), tolerance_rule="default")
     if measured:
         positive, classes = None, np.empty(0)
     else:
@@ -259,6 +267,18 @@ def prepare(options: RunOptions) -> Plan:
     with _quiet():
         plan.estimate = _estimate(plan, builders)
     return plan
+
+
+def _default_tolerance(split: Split) -> float:
+    """The default tolerance: a quarter of the spread of D0's measured values."""
+    y0 = split.part("initial")[1]
+    tol = default_tolerance(y0)
+    if not math.isfinite(tol):
+        raise InvalidInputError(
+            f"the {len(y0)} measured values of D0 do not vary, so there is no default "
+            "tolerance; give the `tolerance` in the target column's unit, or a larger `initial`"
+        )
+    return tol
 
 
 def _estimate(plan: Plan, builders: dict[str, Callable[[], Any]]) -> Estimate:
@@ -339,6 +359,13 @@ def execute(plan: Plan) -> UserRun:
         with _quiet():
             models, traces, preds = _one_seed(plan, seed, progress)
         labels = {m: tr.n_acquired for m, tr in traces.items()}
+        with _quiet():
+            curves = _curves(plan, models)
+            uniform = (
+                uniform_rmse(split, plan.learner, seed, [*labels.values(), plan.budget])
+                if curves
+                else {}
+            )
         if split.n_test:  # the references only exist to be scored
             labels.update({"Initial": 0, "All Training Data": split.n_stream})
         seeds.append(
@@ -346,11 +373,12 @@ def execute(plan: Plan) -> UserRun:
                 seed=seed,
                 labels=labels,
                 scores={m: _scores(plan, y_test, p) for m, p in preds.items()},
+                curves=curves,
+                uniform=uniform,
             )
         )
         if not first:
-            with _quiet():
-                first = (models[plan.name], traces, preds, _curves(plan, models))
+            first = (models[plan.name], traces, preds, curves)
     model, traces, preds, curves = first
     return UserRun(
         options=o,
@@ -389,6 +417,7 @@ def _stats(plan: Plan, seeds: list[SeedRun], traces: dict[str, Trace]) -> RunSta
         weights=weights,
         control_chart=plan.agents is not None or preset_entry(plan.name).control_chart,
         fusion=None if plan.agents is not None else _fusion(plan.name),
+        equal_labels=equal_labels(seeds, list(traces), plan.budget),
     )
 
 

@@ -28,7 +28,7 @@ import numpy as np
 
 from cbeal.streams.split import StreamSplit
 
-__all__ = ["DEV", "EVAL", "WORKLOADS", "RegressionWorkload", "load_workload"]
+__all__ = ["DEV", "DEV2", "EVAL", "WORKLOADS", "RegressionWorkload", "load_workload"]
 
 N0, N_STREAM, N_TEST = 20, 1000, 500
 _N = N0 + N_STREAM + N_TEST
@@ -37,6 +37,8 @@ _N = N0 + N_STREAM + N_TEST
 DEV = ("friedman", "friedman-gra", "planes2d", "paper-reg-v1", "ai4i-torque")
 EVAL = ("friedman-lea", "friedman-gsg", "mv", "paper-reg-v2", "ai4i-process-temp")
 WORKLOADS = DEV + EVAL
+#: round 2 (issue 33): the development part is DEV and this synthetic trending series
+DEV2 = (*DEV, "trend-hourly")
 
 
 @dataclass(frozen=True, eq=False)
@@ -96,6 +98,24 @@ def _paper_regression(version: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     return X, y
 
 
+def _trend_hourly(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """An hourly process with a trend (round 2's development workload): daily and weekly
+    cycles, a covariate that drifts upwards, and a measured value that follows the
+    covariate nonlinearly plus an unobserved slow rise, so the test block (after the
+    stream) lies beyond what the stream showed."""
+    rng = np.random.default_rng(seed)
+    t = np.arange(_N, dtype=np.float64)
+    day, week = 2 * np.pi * t / 24.0, 2 * np.pi * t / 168.0
+    u = np.zeros(_N)
+    for i in range(1, _N):
+        u[i] = 0.95 * u[i - 1] + 0.3 * rng.normal()
+    u += 0.002 * t + 0.8 * np.sin(day)
+    v = rng.normal(size=_N)
+    X = np.column_stack([np.sin(day), np.cos(day), np.sin(week), np.cos(week), u, v])
+    y = 2.0 * u + 0.3 * u**2 + 1.5 * np.cos(day) * (v > 0) + 0.003 * t
+    return X, y + 0.5 * rng.normal(size=_N)
+
+
 def _ai4i(target: str, seed: int) -> tuple[np.ndarray, np.ndarray]:
     from cbeal.datasets import load_ai4i2020
 
@@ -113,6 +133,8 @@ def load_workload(name: str, replication: int) -> RegressionWorkload:
     seed = _seed(name, replication)
     if name.startswith("paper-reg-v"):
         X, y = _paper_regression(int(name[-1]), seed)
+    elif name == "trend-hourly":
+        X, y = _trend_hourly(seed)
     elif name == "ai4i-torque":
         X, y = _ai4i("Torque [Nm]", seed)
     elif name == "ai4i-process-temp":

@@ -63,9 +63,15 @@ TERMS: dict[str, str] = {
     "follows only the rewards of the requests its agent advised, so an agent whose requests "
     "keep catching model errors gains weight steadily.",
     "fusion": "**Score fusion.** In this preset the agents do not vote: each scores every "
-    "part (how much it wants the part's label), the scores are averaged — with equal weights, "
-    "or with weights that grow with each agent's evidence — and one pacer turns the averaged "
-    "score into ask or don't ask, so that the budget is spent evenly along the stream.",
+    "part (how much it wants the part's label), the scores are averaged with fixed, equal "
+    "weights (set in advance, not learned from the rewards), and one pacer turns the averaged "
+    "score into ask or don't ask: it spends the budget along the stream, and may run a few "
+    "labels ahead of the even schedule when high scores come, or fall behind and catch up "
+    "after a quiet stretch.",
+    "fusion-evidence": "**Score fusion.** In this preset the agents do not vote: each scores "
+    "every part (how much it wants the part's label), the scores are averaged with weights "
+    "that grow with each agent's evidence of finding useful labels, and one pacer turns the "
+    "averaged score into ask or don't ask.",
     "references": "**Initial** is the model trained on D0 alone; **All Training Data** the "
     "model trained on every training row's label, what unlimited labelling would give.",
     "scores": "**Scores.** Accuracy is the share of test parts classified correctly. "
@@ -82,7 +88,8 @@ TERMS: dict[str, str] = {
     "repeats": "**Mean ± SE, paired wins.** With several seeds every method runs once per "
     "seed on the same rows; the table shows the mean over the seeds ± its standard error "
     "(SE, the standard deviation divided by the square root of the number of seeds). A "
-    "paired win counts the seeds on which CbeAL scored higher than the other method.",
+    "paired win counts the seeds on which CbeAL did better than the other method (a higher "
+    "score; for RMSE and MAE a lower one).",
 }
 
 

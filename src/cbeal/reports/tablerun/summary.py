@@ -38,6 +38,7 @@ def summary(result: UserRun, *, out: Path, fmt: str) -> dict[str, Any]:
         "class_counts": stats.data.classes,
         "target": None if result.target is None else result.target.to_dict(),
         "learning_curves": {m: c.to_dict() for m, c in result.curves.items()},
+        "equal_labels": [r.to_dict() for r in result.stats.equal_labels],
         "positive_class": None if result.positive is None else str(result.positive),
         "split": {"initial": sp.n_initial, "stream": sp.n_stream, "test": sp.n_test},
         "initial_requested": sp.requested_initial,
@@ -107,7 +108,10 @@ def _values(result: UserRun) -> str:
     if t is None:
         return f"classes {result.stats.data.classes['all']}"
     tr = t.train
+    rule = (
+        "; default: a quarter of the sd in D0" if result.options.tolerance_rule == "default" else ""
+    )
     return (
         f"measured values: training mean {tr['mean']:.4g}, sd {tr['std']:.4g}; "
-        f"tolerance ±{t.tolerance:g}"
+        f"tolerance ±{t.tolerance:.4g} (unit of {result.table.label!r}{rule})"
     )

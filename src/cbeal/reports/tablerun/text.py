@@ -37,6 +37,7 @@ def document(result: UserRun, figures: dict[str, Path], missing: str | None) -> 
         ("h", 1, f"cbeal run: {result.name} on {result.table.path.name}"),
         *_what(result),
         *_results(result),
+        *(measured.equal_label_blocks(result) if result.measured else []),
         *(measured.cbeal_blocks(result) if result.measured else _cbeal(result)),
         *_figure_blocks(result, figures, missing),
         ("h", 2, "What the names mean"),
@@ -64,7 +65,8 @@ def _terms(result: UserRun) -> list[str]:
     m = "-measured" if result.measured else ""
     keys = [f"stream{m}", "budget-rate" if result.stats.budget.paced else "budget-count", "D0"]
     chart = "flips" if result.stats.control_chart else "no-flips"
-    vote = ["fusion"] if result.stats.fusion else ["weights", chart]
+    fusion = "fusion" if result.stats.fusion == "equal" else "fusion-evidence"
+    vote = [fusion] if result.stats.fusion else ["weights", chart]
     keys += ["CbeAL", f"reward{m}", *vote]
     keys += sorted(kinds & {"exploration", "exploitation"})
     keys += ["references", f"scores{m}"] if result.scores else []
