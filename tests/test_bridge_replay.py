@@ -250,3 +250,28 @@ def test_answer_stops_in_one_line_at_a_task_for_a_part_not_in_the_file(
     assert st["samples_received"] == 190  # the rows sent are stored
     task = httpx.get(f"{service.url}/api/v1/streams/n7/tasks/next", timeout=30).json()
     assert task["sample_id"] in asked and task["status"] == "open"  # given back, not held
+
+
+def test_create_takes_a_count_budget_with_its_pace_and_a_preset(
+    service: Server, tmp_path: Path
+) -> None:
+    # issue 32: `--create --budget 20` was a raw 422 telling the user to choose a paper
+    # preset, which replay could not
+    s = line(seed=32)
+    path = _labelled_file(tmp_path / "count.csv", s, [f"c{i}" for i in range(80)])
+    base = ("--url", service.url, "--id", "part", "--create", "--target", "quality")
+    out = _cli(str(path), "--stream", "count1", *base, "--budget", "20", "--exclude", "operator")
+    assert out.returncode == 0, out.stderr
+    status = httpx.get(f"{service.url}/api/v1/streams/count1", timeout=30).json()
+    assert status["budget"]["spec"] == "20 labels, paced at 5%"
+    assert "RAL1" in status["weights"] and "MIN" in status["weights"]  # the recommended preset
+    out = _cli(
+        str(path), "--stream", "count2", *base, "--budget", "20", "--pace", "2%",
+        "--preset", "CBEAL-6", "--exclude", "operator",
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    status = httpx.get(f"{service.url}/api/v1/streams/count2", timeout=30).json()
+    assert status["budget"]["spec"] == "20 labels, paced at 2%" and "LD1" in status["weights"]
+    bad = _cli(str(path), "--stream", "count3", *base, "--budget", "20", "--pace", "5")
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
+    assert "--pace takes a share of the parts such as 5%" in bad.stderr

@@ -166,11 +166,13 @@ class CbeAL(StreamLearner):
 
         The paper's presets are CBEAL-2, -4, -4*, -6 and -8 (its Tables 1 and A), voting
         with Exp4.P-EWMA as in the paper. Without a name: the recommended preset,
-        ``CBEAL-5F`` — score fusion of RAL1, RAL2, entropy and variable-uncertainty
-        sampling and minority seeking with equal weights, one quantile pacer spending the
-        budget evenly — chosen on the development part of cbeal's label-efficiency suite
-        (BENCHMARK.md); ``CBEAL-4U`` is the previous recommendation (Exp4.P, step 0.2, no
-        EWMA chart). Both pace to the budget as a share of the stream: a rate (``0.05``) is
+        ``CBEAL-5D`` — score fusion of RAL1, RAL2, entropy and variable-uncertainty
+        sampling and minority seeking with equal weights, one pacer led by the labels owed
+        (:class:`~cbeal.core.DeficitPacer`: it waits, catches up and runs ahead when the
+        samples score high) — chosen on the development part of cbeal's label-efficiency
+        suite (BENCHMARK.md, round 5); ``CBEAL-5F`` (the same members, a pacer that never
+        runs ahead) and ``CBEAL-4U`` (Exp4.P, step 0.2, no EWMA chart) are the earlier
+        recommendations. They pace to the budget as a share of the stream: a rate (``0.05``) is
         its own share; a count ``B`` is paced at ``budget_fraction`` (``B / n`` on a stream
         of ``n`` samples), by default at :data:`~cbeal.core.DEFAULT_PACE` (5 %) while it
         lasts.

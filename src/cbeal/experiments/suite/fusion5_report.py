@@ -236,7 +236,9 @@ def write_round5_report(out: Path, rec: str = "CBEAL-5D") -> Path:
     from cbeal.experiments.suite.fusion2_report import complete, fresh_sections
     from cbeal.experiments.suite.strategies import strategies
 
-    groups = {k: v.group for k, v in strategies().items()} | {c: "candidate" for c in STAGE1}
+    groups = {k: v.group for k, v in strategies().items()}
+    groups = {k: "earlier candidate" if g.startswith("fusion") else g for k, g in groups.items()}
+    groups |= {c: "round-5 candidate" for c in STAGE1}
     fig = out / "figures"
     fig.mkdir(parents=True, exist_ok=True)
     dev = assemble_dev(out)
