@@ -6,8 +6,6 @@ import argparse
 import time
 from typing import Any
 
-import numpy as np
-
 from cbeal._version import __version__
 from cbeal.cli._common import HelpFormatter, add_progress, catalog_choices
 
@@ -37,6 +35,8 @@ def register(sub: Any) -> None:
 
 
 def run_demo(args: argparse.Namespace) -> int:
+    import numpy as np
+
     from cbeal.catalog import learner
     from cbeal.models import stream_model
     from cbeal.simulation import simulate
