@@ -33,7 +33,7 @@ def _loaded_by(code: str) -> list[str]:
     done = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, env=_env(), check=True
     )
-    return eval(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+    return list(eval(done.stdout.strip().splitlines()[-1]))
 
 
 @pytest.mark.parametrize(
@@ -103,7 +103,7 @@ def test_ctrl_c_at_any_moment_of_a_run_says_one_line(
     )
     time.sleep(after)
     child.send_signal(signal.SIGINT)
-    out, err = child.communicate(timeout=120)
+    _, err = child.communicate(timeout=120)
     said = err.decode().strip().splitlines()
     assert child.returncode == 130, err.decode()
     assert len(said) == 1 and said[0].startswith("cbeal: interrupted"), err.decode()
