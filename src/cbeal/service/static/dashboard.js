@@ -123,7 +123,13 @@ async function refresh() {
     `updated ${new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" })}`;
 }
 
+const timer = setInterval(() => refresh().catch(() => {}), 10000);
 refresh().catch(e => {
-  document.getElementById("tiles").replaceChildren(el("p", { class: "error", role: "alert" }, e.message));
+  const missing = missingLine(e, STREAM);
+  if (missing) {  // nothing to chart, nothing to refresh
+    clearInterval(timer);
+    document.querySelector(".charts").hidden = true;
+  }
+  document.getElementById("tiles").replaceChildren(
+    missing || el("p", { class: "error", role: "alert" }, e.message));
 });
-setInterval(() => refresh().catch(() => {}), 10000);

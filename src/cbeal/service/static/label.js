@@ -49,6 +49,8 @@ function showEmpty() {
 function showError(e) {
   const box = document.getElementById("task");
   box.setAttribute("aria-busy", "false");
+  const missing = missingLine(e, STREAM);
+  if (missing) { box.replaceChildren(missing); return; }
   box.replaceChildren(el("p", { class: "error", role: "alert" }, `Something went wrong: ${e.message}`),
                       el("button", { class: "primary", onclick: loadNext }, "Try again"));
 }
