@@ -44,7 +44,8 @@ def test_a_token_from_another_folders_database_is_refused_with_the_rule(tmp_path
         server.stop()
     said = str(refused.value)
     assert "no valid token" in said and "$CBEAL_TOKEN" in said
-    assert "cbeal-service.db" in said and "--db" in said and "`cbeal serve` was started" in said
+    assert "cbeal-service.db" in said and "`cbeal serve` was started" in said
+    assert "the same database as the server" in said
 
 
 def test_the_walkthrough_says_one_folder_and_how_to_get_the_token_into_the_browser() -> None:

@@ -195,8 +195,8 @@ class Client:
                 "it was sent no valid token: check $CBEAL_TOKEN; a token is known only to "
                 "the server whose database it was created in: run `cbeal token create` in "
                 "the folder where `cbeal serve` was started (its database is "
-                "cbeal-service.db there) or with the server's --db (`cbeal serve` names its "
-                "database when it starts)"
+                "cbeal-service.db there) or pointed at the same database as the server "
+                "(`cbeal serve` names its database when it starts)"
                 if status == 401
                 else "it was sent a token that may not do this: check $CBEAL_TOKEN's role "
                 "and streams (`cbeal token list`)"
