@@ -159,7 +159,7 @@ def test_the_service_block_runs_as_printed(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert "replayed 600 rows into 'secom'" in done.stdout, done.stdout
     assert "\r" not in done.stderr  # not a terminal: no progress line rewritten in place
-    assert "None" not in done.stdout and "no label learned yet" in done.stdout, done.stdout
+    assert "None" not in done.stdout and "none yet (no label learned" in done.stdout, done.stdout
     assert (tmp_path / "cbeal-service.db").exists() and (tmp_path / "secom.csv").exists()
     import json
 

@@ -196,7 +196,8 @@ def run_replay(args: argparse.Namespace) -> int:
         f"replayed {out['sent']} rows into {args.stream!r}: {out['asked']} asked, "
         f"{out['answered']} answered; "
         + (
-            "no label learned yet, so no prequential score"
+            f"prequential {score}: none yet (no label learned: the model learns an answer "
+            "once its undo window has passed)"
             if right is None
             else f"prequential {score} {100 * right:.1f} % (before learning each label)"
         )
