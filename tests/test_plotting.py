@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from sklearn.linear_model import LogisticRegression
 
-from cbeal import CbeAL, make_stream, simulate
+from cbeal import CbeAL, Trace, make_stream, simulate
 from cbeal.plotting import (
     plot_acquisitions,
     plot_budget,
@@ -130,3 +130,44 @@ def test_a_run_figure_draws_the_allowance_it_is_given(trace: object) -> None:
     np.testing.assert_array_equal(lines[label].get_ydata(), allowance)
     with pytest.raises(ValueError, match="allowance has 3 values"):
         plot_budget(trace, allowance=[1, 2, 3])  # type: ignore[arg-type]
+
+
+def test_under_score_fusion_the_run_figure_draws_which_agents_drove_the_asks(
+    trace: Trace,
+) -> None:
+    # issue 29, stumble 6: fusion's weights are fixed, so the weights panel was five flat
+    # lines on a "1e-10+2e-1" offset axis; it now shows each member's share of the asks
+    from cbeal.plotting import drivers, plot_run
+
+    s = make_stream(n=400, random_state=1)
+    model = CbeAL.from_preset(
+        "CBEAL-5F", estimator=LogisticRegression(), budget=0.1, random_state=0
+    ).fit(s.X0, s.y0)
+    fused = simulate(model, s.X_stream, s.y_stream)
+    assert fused.metadata["weighting"] == "score fusion"
+    assert trace.metadata["weighting"] == "bandit"
+    at, share = drivers(fused)
+    assert at.size == fused.n_acquired > 0
+    np.testing.assert_allclose(share.sum(axis=1), 1.0)
+    first = fused.weights_before[at[0]] * fused.advice[at[0]]
+    np.testing.assert_allclose(share[0], first / first.sum())  # the first ask alone
+    fig = plot_run(fused)
+    fig.canvas.draw()
+    panel = fig.axes[1]
+    assert "drove the asks" in panel.get_title()
+    assert panel.get_ylim() == (0.0, 1.15)
+    assert panel.yaxis.get_offset_text().get_text() == ""
+    assert len(panel.get_lines()) == len(fused.agent_names)
+    bandit = plot_run(trace)
+    assert "Standardized agent weights" in bandit.axes[1].get_title()  # the paper's bandit
+
+
+def test_fixed_weights_draw_without_an_offset_axis(trace: Trace) -> None:
+    import dataclasses
+
+    flat = dataclasses.replace(trace, weights_after=np.full_like(trace.weights_after, 1 / 6))
+    ax = plot_weights(flat)
+    ax.figure.canvas.draw()
+    assert ax.yaxis.get_offset_text().get_text() == ""
+    low, high = ax.get_ylim()
+    assert high - low >= 0.04  # not a sliver of 1e-10

@@ -204,7 +204,9 @@ def test_exports_and_model_file(db: str, tmp_path: Path) -> None:
             assert (frame["label"][:n0] == "fail").sum() == int(s.y0.sum())
         np.testing.assert_allclose(csv[FEATURES].to_numpy()[n0:], s.X_stream[:120])
         np.testing.assert_allclose(csv[FEATURES].to_numpy()[:n0], s.X0)
-        model_bytes = c.get("/api/v1/streams/line1/model").content
+        got = c.get("/api/v1/streams/line1/model")
+        assert got.headers["content-type"] == "application/octet-stream"  # not a zip to unpack
+        model_bytes = got.content
         model = CbeAL.from_bytes(model_bytes)
         assert model.n_labels_ == 1 and list(model.feature_names_in_) == FEATURES
         assert c.get("/api/v1/streams/line1/export?format=xlsx").status_code == 422

@@ -108,3 +108,28 @@ def test_real_replies_match_their_models(service: TestClient) -> None:
     history = HistoryOut.model_validate(service.get("/api/v1/streams/line1/history").json())
     status = StreamStatusOut.model_validate(service.get("/api/v1/streams/line1").json())
     assert history.bins[-1].model_version == status.model_version  # charts end at the tiles
+
+
+def test_operation_ids_are_short_and_files_have_schemas(service: TestClient) -> None:
+    # issue 29: a generated client's methods are named by the operation ids, and every
+    # reply that is not JSON says what it is
+    doc = service.get("/openapi.json").json()
+    ops = {
+        (m, p): op for p, ms in doc["paths"].items() for m, op in ms.items() if isinstance(op, dict)
+    }
+    ids = [op["operationId"] for op in ops.values()]
+    assert len(set(ids)) == len(ids)
+    for name in ids:
+        assert name.replace("_", "").isalpha() and "api_v1" not in name, name
+    assert ops[("get", "/api/v1/streams")]["operationId"] == "list_streams"
+    assert ops[("get", "/api/v1/streams/{name}")]["operationId"] == "get_stream"
+    for (method, path), op in ops.items():
+        for code, reply in op["responses"].items():
+            for media, spec in (reply.get("content") or {}).items():
+                assert spec.get("schema"), f"{method} {path} {code} {media}: no schema"
+    model = ops[("get", "/api/v1/streams/{name}/model")]["responses"]["200"]["content"]
+    assert model == {"application/octet-stream": {"schema": {"type": "string", "format": "binary"}}}
+    export = ops[("get", "/api/v1/streams/{name}/export")]["responses"]["200"]["content"]
+    assert export["text/csv"]["schema"] == {"type": "string"}
+    metrics = ops[("get", "/metrics")]["responses"]["200"]["content"]
+    assert metrics["text/plain"]["schema"] == {"type": "string"}

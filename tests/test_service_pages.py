@@ -65,6 +65,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     server = Server(db, extra=("--undo-seconds", "3600")).start()
     s = line(seed=9, n=1200)
     cfg = stream_config(s, name="press-3", budget="10%")
+    cfg["show_guess"] = True  # the page shows the model's guess (a stream setting, off by default)
     cfg["features"] = ["temperature", "pressure", "torque", "speed", "vibration", "wear"]
     httpx.post(
         f"{server.url}/api/v1/streams", json=cfg, timeout=60, headers=admin
@@ -82,6 +83,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
             "db": db,
             "token": token("annotate"),
             "browser": browser,
+            "admin": admin,
             "truth": dict(
                 zip([f"part-{i}" for i in range(600)], names(s.y_stream[:600]), strict=True)
             ),
@@ -286,3 +288,105 @@ def test_the_pages_work_under_the_csp_and_show_a_scoped_token_its_lines(
     page.keyboard.press("Enter")
     page.wait_for_selector("#list li a")
     assert set(page.locator("#list li strong").all_inner_texts()) == {"press-3", "oven-1"}
+
+
+# ---------------------------------------------------------------------- issue 29
+def test_signing_in_says_how_to_get_the_token_and_then_leaves(site: dict[str, Any]) -> None:
+    page = site["browser"].new_page()
+    page.goto(f"{site['server'].url}/ui/")
+    assert "echo $CBEAL_TOKEN" in page.locator("#signin-card").inner_text()
+    page.fill("#token", site["token"])
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#list li a")
+    assert page.locator("#signin-card").is_hidden()  # no form left on screen once signed in
+    assert page.locator("#who").inner_text().startswith("Signed in as ana (annotate).")
+    page.click("#who button")  # sign out: the form is back
+    page.wait_for_selector("#token")
+    assert page.locator("#signin-card").is_visible()
+
+
+def test_a_refused_token_says_which_database_it_must_come_from(site: dict[str, Any]) -> None:
+    page = site["browser"].new_page()
+    page.goto(f"{site['server'].url}/ui/")
+    page.fill("#token", "cbeal_made-in-another-folder")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("text=That token was refused.")
+    said = page.locator("#msg").inner_text()
+    assert "cbeal-service.db" in said and "--db" in said, said
+
+
+def test_the_models_guess_is_a_stream_setting_off_by_default(site: dict[str, Any]) -> None:
+    url, admin = site["server"].url, site["admin"]
+    s = line(seed=4, n=400)
+    cfg = stream_config(s, name="press-quiet", budget="10%")
+    cfg["features"] = ["temperature", "pressure", "torque", "speed", "vibration", "wear"]
+    httpx.post(f"{url}/api/v1/streams", json=cfg, timeout=60, headers=admin).raise_for_status()
+    samples = [{"id": f"q-{i}", "x": s.X_stream[i].tolist()} for i in range(300)]
+    httpx.post(
+        f"{url}/api/v1/streams/press-quiet/samples",
+        json={"samples": samples},
+        timeout=60,
+        headers=admin,
+    ).raise_for_status()
+    config = httpx.get(f"{url}/api/v1/streams/press-quiet/config", headers=admin).json()
+    assert config["show_guess"] is False
+    shown = httpx.get(f"{url}/api/v1/streams/press-3/config", headers=admin).json()
+    assert shown["show_guess"] is True
+    quiet = signed_in(site, "label.html?stream=press-quiet")
+    quiet.wait_for_selector(".answers button")
+    assert quiet.locator("#task p.prediction").count() == 0  # no guess next to the question
+    assert quiet.locator(".answers .suggested").count() == 0
+    assert quiet.locator("#guess-on").is_hidden() and quiet.locator("#guess-off").is_visible()
+    guess = signed_in(site, "label.html?stream=press-3")
+    guess.wait_for_selector(".answers button")
+    assert "The model currently says" in guess.locator("#task p.prediction").inner_text()
+    assert guess.locator("#guess-on").is_visible() and guess.locator("#guess-off").is_hidden()
+
+
+GAP = """() => {
+  const box = document.createElement("div");
+  lineChart(box, [{ name: "delay", colour: "#123456",
+                    points: [[0, 1], [60, 2], [120, null], [180, null], [240, 9], [300, 8],
+                             [360, null], [420, 3]] }], {});
+  return { paths: box.querySelectorAll('path[stroke="#123456"]').length,
+           dots: box.querySelectorAll("circle.alone").length };
+}"""
+
+
+def test_the_dashboard_draws_no_line_across_idle_time_nor_two_units_on_one_axis(
+    site: dict[str, Any],
+) -> None:
+    dash = signed_in(site, "dashboard.html?stream=press-3")
+    dash.wait_for_selector("#c-weights svg")
+    # two stretches with values and one value alone: two lines and a dot, no ramp across
+    assert dash.evaluate(GAP) == {"paths": 2, "dots": 1}
+    dash.wait_for_selector("#c-version svg")
+    assert "model version" not in dash.locator("#c-pace").inner_text()
+    assert "model version" in dash.locator("#c-version").inner_text()
+    assert "label delay" not in dash.locator("#c-queue").inner_text()
+    delay = dash.locator("#c-delay").inner_text()
+    assert "label delay" in delay or delay == "no answers yet"  # (before the first answer)
+
+
+def test_under_score_fusion_the_dashboard_shows_which_agents_drove_the_asks(
+    site: dict[str, Any],
+) -> None:
+    url, h = site["server"].url, {"Authorization": f"Bearer {site['token']}"}
+    bins = httpx.get(f"{url}/api/v1/streams/press-3/history?points=20", headers=h).json()["bins"]
+    last = bins[-1]["drivers"]
+    assert last is not None and abs(sum(last) - 1) < 1e-3  # shares of the asks so far
+    assert len({tuple(b["weights"]) for b in bins if b["weights"]}) == 1  # fusion: fixed
+    dash = signed_in(site, "dashboard.html?stream=press-3")
+    dash.wait_for_selector("#c-weights svg path", state="attached")  # flat lines: 0 px high
+    assert dash.locator("#weightstitle").inner_text() == "Which agents drove the asks"
+    assert "share of the asks" in dash.locator("#c-weights").inner_text()
+
+
+def test_an_unknown_line_is_said_in_plain_words(site: dict[str, Any]) -> None:
+    for path in ("label.html?stream=press-9", "dashboard.html?stream=press-9"):
+        page = signed_in(site, path)
+        page.wait_for_selector("text=There is no line named")
+        text = page.locator("main").inner_text()
+        assert "“press-9”" in text and "See the lines you can open" in text
+        assert "POST" not in text and "/api/v1" not in text  # no developer words
+    assert page.locator(".charts").is_hidden()

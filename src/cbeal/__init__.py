@@ -7,33 +7,32 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from cbeal._version import __version__
-from cbeal.core import (
-    Agent,
-    Budget,
-    BudgetError,
-    CbealError,
-    Context,
-    Decision,
-    DecisionError,
-    Exp4P,
-    InvalidInputError,
-    LabelCount,
-    LabelRate,
-    LowDensityAgent,
-    ModelFileError,
-    NotFittedError,
-    ParameterError,
-    ReinforcedAgent,
-    SingleClassWarning,
-    SpaceFillingAgent,
-    TaskError,
-    UnknownLabelError,
-    preset_agents,
-)
 
-# The stream models need scikit-learn (through the learner layer); load them on first use
-# so that `import cbeal.core` stays numpy-only.
+# Everything loads on first use: `import cbeal` (and the command line's `cbeal --version`)
+# costs no numpy, and the stream models, which need scikit-learn, stay out of
+# `import cbeal.core` (numpy only).
 _LAZY = {
+    "Agent": "cbeal.core",
+    "Budget": "cbeal.core",
+    "BudgetError": "cbeal.core",
+    "CbealError": "cbeal.core",
+    "Context": "cbeal.core",
+    "Decision": "cbeal.core",
+    "DecisionError": "cbeal.core",
+    "Exp4P": "cbeal.core",
+    "InvalidInputError": "cbeal.core",
+    "LabelCount": "cbeal.core",
+    "LabelRate": "cbeal.core",
+    "LowDensityAgent": "cbeal.core",
+    "ModelFileError": "cbeal.core",
+    "NotFittedError": "cbeal.core",
+    "ParameterError": "cbeal.core",
+    "ReinforcedAgent": "cbeal.core",
+    "SingleClassWarning": "cbeal.core",
+    "SpaceFillingAgent": "cbeal.core",
+    "TaskError": "cbeal.core",
+    "UnknownLabelError": "cbeal.core",
+    "preset_agents": "cbeal.core",
     "CbeAL": "cbeal.models",
     "RenewedBudget": "cbeal.models.renewal",
     "SingleAgentLearner": "cbeal.models",
@@ -53,7 +52,34 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'cbeal' has no attribute {name!r}")
 
 
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
+
 if TYPE_CHECKING:  # pragma: no cover
+    from cbeal.core import (
+        Agent,
+        Budget,
+        BudgetError,
+        CbealError,
+        Context,
+        Decision,
+        DecisionError,
+        Exp4P,
+        InvalidInputError,
+        LabelCount,
+        LabelRate,
+        LowDensityAgent,
+        ModelFileError,
+        NotFittedError,
+        ParameterError,
+        ReinforcedAgent,
+        SingleClassWarning,
+        SpaceFillingAgent,
+        TaskError,
+        UnknownLabelError,
+        preset_agents,
+    )
     from cbeal.models import CbeAL, SingleAgentLearner, StreamLearner
     from cbeal.models.renewal import RenewedBudget
     from cbeal.simulation import simulate

@@ -30,6 +30,7 @@ __all__ = [
     "plot_budget",
     "plot_cumulative_reward",
     "plot_decision_boundaries",
+    "plot_drivers",
     "plot_label_requests",
     "plot_learning_curves",
     "plot_run",
@@ -120,14 +121,70 @@ def plot_weights(
         )
     k = len(trace.agent_names)
     ax.axhline(1.0 / k, color="grey", lw=0.6, ls=":")
-    if w.size:  # headroom above the lines for the legend strip
+    if w.size:  # headroom above the lines for the legend strip, never a sliver of 1e-10
         low, high = float(w.min()), float(w.max())
-        ax.set_ylim(low - 0.05 * (high - low + 1e-9), high + 0.35 * (high - low + 1e-9))
+        span = max(high - low, 0.1)
+        ax.set_ylim(low - 0.05 * span, high + 0.35 * span)
+    ax.ticklabel_format(axis="y", useOffset=False)
     _stream_axis(ax, x, time, time_label)
     ax.set_ylabel("standardized weight")
     ax.set_title(title or "Agent weights")
     ax.legend(ncol=min(8, k), fontsize=7, loc="upper left", frameon=False)
     return ax
+
+
+def drivers(trace: Trace) -> tuple[np.ndarray, np.ndarray]:
+    """Which agents drove the asks: at each asked sample, each agent's share of the weighted
+    advice (under score fusion, of the fused score), averaged over the samples asked so far.
+
+    Returns the asked samples' positions and one row of shares per asked sample (rows sum
+    to 1; an ask whose advice was all zero counts as an equal split).
+    """
+    at = np.flatnonzero(trace.acquired)
+    part = trace.weights_before[at] * trace.advice[at]
+    total = part.sum(axis=1, keepdims=True)
+    k = max(len(trace.agent_names), 1)
+    share = np.divide(part, total, out=np.full_like(part, 1.0 / k), where=total > 0)
+    mean = np.cumsum(share, axis=0) / np.arange(1, len(at) + 1)[:, None]
+    return at, mean
+
+
+def plot_drivers(
+    trace: Trace,
+    ax: Any = None,
+    *,
+    title: str = "",
+    time: Any = None,
+    time_label: str | None = None,
+) -> Any:
+    """Which agents drove the asks (:func:`drivers`), over the stream: the panel that
+    replaces the weights under score fusion, whose weights never move."""
+    ax = _axes(ax)
+    x = _x(len(trace), time)
+    at, mean = drivers(trace)
+    for j, name in enumerate(trace.agent_names):
+        if at.size:
+            ax.step(
+                x[at], mean[:, j], where="post", lw=1.2, label=name, color=SERIES[j % len(SERIES)]
+            )
+    if not at.size:
+        ax.text(0.5, 0.5, "no part asked", transform=ax.transAxes, ha="center", va="center")
+    ax.set_ylim(0.0, 1.15)
+    ax.yaxis.set_major_formatter(_percent())
+    _stream_axis(ax, x, time, time_label)
+    ax.set_ylabel("share of the asks")
+    ax.set_title(
+        title or "Which agents drove the asks (each one's share of the fused score, asks so far)"
+    )
+    if at.size:
+        ax.legend(ncol=min(8, len(trace.agent_names)), fontsize=7, loc="upper left", frameon=False)
+    return ax
+
+
+def _percent() -> Any:
+    from matplotlib.ticker import PercentFormatter
+
+    return PercentFormatter(xmax=1.0, decimals=0)
 
 
 def plot_acquisitions(
@@ -347,9 +404,15 @@ def plot_run(
     axes = fig.subplots(4, 1, sharex=True, height_ratios=(1, 1.6, 1, 1))
     where = {"time": time, "time_label": time_label}
     plot_label_requests(trace, axes[0], positive=positive, **where)
-    plot_weights(
-        trace, axes[1], title="Standardized agent weights (each agent's share of the vote)", **where
-    )
+    if trace.metadata.get("weighting") == "score fusion":  # fixed weights: who drove the asks
+        plot_drivers(trace, axes[1], **where)
+    else:
+        plot_weights(
+            trace,
+            axes[1],
+            title="Standardized agent weights (each agent's share of the vote)",
+            **where,
+        )
     plot_budget(trace, axes[2], allowance=allowance, budget_label=budget_label, **where)
     plot_cumulative_reward({name: trace}, axes[3], **where)
     for ax in axes[:-1]:

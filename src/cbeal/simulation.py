@@ -128,6 +128,8 @@ def simulate(
         agent_names=names,
         metadata={
             "model": type(model).__name__,
+            # score fusion's weights are fixed: its figures show which members drove the asks
+            "weighting": "score fusion" if getattr(model, "fusion", None) is not None else "bandit",
             "params": repr(model),
             "random_state": repr(model.random_state),
             "budget": budget if isinstance(budget, (int, float, str)) else str(budget),

@@ -191,10 +191,18 @@ class Client:
         said = _one_line(detail)
         where = f"{method} {path}"
         if status in (401, 403):
-            what = "no valid token" if status == 401 else "a token that may not do this"
+            hint = (
+                "it was sent no valid token: check $CBEAL_TOKEN; a token is known only to "
+                "the server whose database it was created in: run `cbeal token create` in "
+                "the folder where `cbeal serve` was started (its database is "
+                "cbeal-service.db there) or pointed at the same database as the server "
+                "(`cbeal serve` names its database when it starts)"
+                if status == 401
+                else "it was sent a token that may not do this: check $CBEAL_TOKEN's role "
+                "and streams (`cbeal token list`)"
+            )
             raise TokenRefused(
-                f"the cbeal service refused {where} ({status}: {said}); it was sent {what}: "
-                "check the token in $CBEAL_TOKEN, or create one with `cbeal token create`",
+                f"the cbeal service refused {where} ({status}: {said}); {hint}",
                 status=status,
                 detail=detail,
             )

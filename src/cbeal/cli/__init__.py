@@ -10,14 +10,19 @@ Library errors name parameters in backticks (`test_fraction`), which
 
 from __future__ import annotations
 
-import argparse
 import sys
-from collections.abc import Sequence
 
-from cbeal._version import __version__
-from cbeal.bridges.client import ServiceError
-from cbeal.cli import bridges, data, demo, opcua, run, serve, study
-from cbeal.cli._common import HelpFormatter, as_flags, subparser_of
+try:  # Ctrl-C while the command line loads: one line too (the imports are light: no numpy)
+    import argparse
+    from collections.abc import Sequence
+    from typing import Any
+
+    from cbeal._version import __version__
+    from cbeal.cli import bridges, data, demo, opcua, run, serve, study
+    from cbeal.cli._common import HelpFormatter, as_flags, subparser_of
+except KeyboardInterrupt:  # pragma: no cover - a race with the user's finger
+    print("\ncbeal: interrupted", file=sys.stderr)
+    raise SystemExit(130) from None
 
 __all__ = ["build_parser", "main"]
 
@@ -55,22 +60,44 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args: argparse.Namespace | None = None
     try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
         return int(args.func(args))
     except KeyboardInterrupt:  # Ctrl-C: a short message, not a traceback; 130 = 128 + SIGINT
-        note = INTERRUPTED.get(args.command, "interrupted").format(out=getattr(args, "out", ""))
-        print(f"\ncbeal: {note}", file=sys.stderr)
-        return 130
-    except ServiceError as exc:  # one line that says what to do, never a traceback
+        return _interrupted(args)
+    except Exception as exc:
+        code = None if args is None else _failed(exc, parser, args)
+        if code is None:
+            raise
+        return code
+
+
+def _interrupted(args: argparse.Namespace | None) -> int:
+    """Ctrl-C at any moment — loading, parsing, computing, writing — says one line."""
+    command = getattr(args, "command", None)
+    note = INTERRUPTED.get(command or "", "interrupted").format(out=getattr(args, "out", ""))
+    print(f"\ncbeal: {note}", file=sys.stderr)
+    # A Ctrl-C that landed inside an exec() of a string (scipy runs one while it loads)
+    # leaves CPython's "unhandled KeyboardInterrupt" flag set, and `python -m cbeal` would
+    # then die by SIGINT (exit -2) instead of returning 130. Evaluating a string resets it.
+    exec("pass")
+    return 130
+
+
+def _failed(exc: Exception, parser: argparse.ArgumentParser, args: Any) -> int | None:
+    """A failure the user can act on, in one line, and its exit code (None: a defect)."""
+    from cbeal.bridges.client import ServiceError  # loaded on failure only: it needs numpy
+
+    if isinstance(exc, ServiceError):  # one line that says what to do, never a traceback
         print(f"cbeal: error: {exc}", file=sys.stderr)
         return 1
-    except (ValueError, TypeError) as exc:
+    if isinstance(exc, (ValueError, TypeError)):
         message = as_flags(str(exc), subparser_of(parser, args.command))
         print(f"cbeal: error: {message}", file=sys.stderr)
         return 2
-    except ModuleNotFoundError as exc:  # an optional extra is missing: say which to install
+    if isinstance(exc, ModuleNotFoundError):  # an optional extra is missing: say which
         extra = EXTRA_OF.get(args.command, "service" if args.command in SERVICE_COMMANDS else "all")
         print(
             f"cbeal: error: `cbeal {args.command}` needs {exc.name or exc}, which is not "
@@ -79,6 +106,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
+    return None
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -19,12 +19,15 @@ __all__ = [
 
 
 class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
-    """Shows each option's default, except where there is none to show (None)."""
+    """Shows each option's default, except where there is none to show (None), and the
+    catalog's names where a help text asks for them (:func:`catalog_choices`)."""
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
         if action.default is None or action.default is argparse.SUPPRESS:
-            return action.help
-        return super()._get_help_string(action)
+            text = action.help
+        else:
+            text = super()._get_help_string(action)
+        return None if text is None else _CHOICES.sub(lambda m: _names(m.group(1)), text)
 
 
 def add_progress(parser: argparse.ArgumentParser, default: bool | None) -> None:
@@ -37,10 +40,26 @@ def add_progress(parser: argparse.ArgumentParser, default: bool | None) -> None:
     )
 
 
+_CHOICES = re.compile(r"<catalog:(\w+)>")
+
+
 def catalog_choices(what: str) -> str:
-    """The catalog's names of `what` (presets, agents, learners) for a help text."""
+    """A place in a help text for the catalog's names of `what` (presets, agents, learners,
+    regressors, or the recommended preset), filled in only when the help is shown: the
+    catalog needs scikit-learn, which `cbeal --version` and every other command's start
+    should not pay for."""
+    return f"<catalog:{what}>"
+
+
+def _names(what: str) -> str:
     from cbeal import catalog
 
+    if what == "backends":
+        from cbeal.experiments.tasks import BACKENDS
+
+        return ", ".join(BACKENDS)
+    if what == "recommended":
+        return catalog.RECOMMENDED
     if what == "presets":
         return ", ".join(f"{n} ({e.label})" for n, e in catalog.PRESETS.items())
     if what == "agents":

@@ -10,7 +10,7 @@ import logging
 import sys
 from typing import Any
 
-from cbeal.cli._common import HelpFormatter, catalog_choices, secret
+from cbeal.cli._common import HelpFormatter, add_progress, catalog_choices, secret
 
 __all__ = ["register"]
 
@@ -118,9 +118,7 @@ def _replay_parser(sub: Any) -> None:
         metavar="SECONDS",
         help="how long to keep retrying a service that is unreachable or busy",
     )
-    rep.add_argument(
-        "--progress", action=argparse.BooleanOptionalAction, default=True, help="show progress"
-    )
+    add_progress(rep, None)  # default: on a terminal only, never `\r` lines in a log
     rep.set_defaults(func=run_replay)
 
 
@@ -150,6 +148,9 @@ def _pace(text: str) -> float:
 
 def run_replay(args: argparse.Namespace) -> int:
     from cbeal.bridges.replay import replay
+
+    if args.progress is None:  # a terminal gets a progress line; a log file or pipe does not
+        args.progress = sys.stderr.isatty()
 
     def show(sent: int, asked: int, answered: int) -> None:
         if args.progress:
@@ -196,10 +197,17 @@ def run_replay(args: argparse.Namespace) -> int:
         )
     st = out["status"]
     score = "share within the tolerance" if out["measured"] else "accuracy"
+    right = st.get("prequential_accuracy")
     print(
         f"replayed {out['sent']} rows into {args.stream!r}: {out['asked']} asked, "
-        f"{out['answered']} answered; prequential {score} "
-        f"{st.get('prequential_accuracy')}, model version {st.get('model_version')}"
+        f"{out['answered']} answered; "
+        + (
+            f"prequential {score}: none yet (no label learned: the model learns an answer "
+            "once its undo window has passed)"
+            if right is None
+            else f"prequential {score} {100 * right:.1f} % (before learning each label)"
+        )
+        + f", model version {st.get('model_version')}"
     )
     return 0
 
@@ -229,6 +237,13 @@ def _mqtt_parser(sub: Any) -> None:
     mq.set_defaults(func=run_mqtt)
 
 
+def quiet_http_logs() -> None:
+    """The bridges log what happens to the parts (cbeal.mqtt, cbeal.opcua) at INFO; the HTTP
+    client's one line per request stays out of it (warnings only)."""
+    for name in ("httpx", "httpcore"):
+        logging.getLogger(name).setLevel(logging.WARNING)
+
+
 def run_mqtt(args: argparse.Namespace) -> int:
     from cbeal.bridges.mqtt import Bridge
 
@@ -247,6 +262,7 @@ def run_mqtt(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
+    quiet_http_logs()
     try:
         bridge.run_forever()
     except ConnectionRefusedError:

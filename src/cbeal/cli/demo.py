@@ -6,8 +6,6 @@ import argparse
 import time
 from typing import Any
 
-import numpy as np
-
 from cbeal._version import __version__
 from cbeal.cli._common import HelpFormatter, add_progress, catalog_choices
 
@@ -37,6 +35,8 @@ def register(sub: Any) -> None:
 
 
 def run_demo(args: argparse.Namespace) -> int:
+    import numpy as np
+
     from cbeal.catalog import learner
     from cbeal.models import stream_model
     from cbeal.simulation import simulate
@@ -68,10 +68,8 @@ def run_demo(args: argparse.Namespace) -> int:
         f"labels acquired: {summ['n_acquired']} of budget {s.budget} "
         f"(last at sample {summ['last_acquisition']}); per class {summ['acquired_per_class']}"
     )
-    print(
-        f"rewards: {summ['n_useful']} useful / {summ['n_useless']} useless, "
-        f"cumulative {summ['cumulative_reward']:+.1f}; EWMA flips: {summ['n_flips']}"
-    )
+    for line in reward_lines(summ, model):
+        print(line)
     print(f"final standardized weights: {names}")
     print(
         f"test accuracy (balanced test set of {s.y_test.size}): initial {initial:.3f} -> "
@@ -79,3 +77,29 @@ def run_demo(args: argparse.Namespace) -> int:
     )
     print(f"time: {elapsed:.2f} s ({1e3 * elapsed / len(trace):.2f} ms per sample incl. refits)")
     return 0
+
+
+def reward_lines(summ: dict[str, Any], model: Any) -> list[str]:
+    """The rewards and the control chart in words: a label earns its reward when the model
+    had predicted that part wrong (the label taught it something) and its penalty when the
+    model was right, so the sum is negative whenever most asked parts were predicted right."""
+    gain, loss = getattr(model, "reward", 1.0), getattr(model, "penalty", -0.5)
+    lines = [
+        f"rewards: {summ['n_useful']} labels caught a model error ({gain:+g} each), "
+        f"{summ['n_useless']} confirmed a right prediction ({loss:+g} each): cumulative "
+        f"{summ['cumulative_reward']:+.1f}"
+        + (
+            " (negative: most asked parts were already predicted right)"
+            if summ["cumulative_reward"] < 0
+            else ""
+        )
+    ]
+    if getattr(model, "fusion", None) is not None:
+        lines.append("weights: fixed (score fusion: no bandit, no control chart)")
+    elif summ["n_flips"]:
+        lines.append(
+            f"EWMA control chart: {summ['n_flips']} weight flips over {summ['n_stream']} "
+            "samples (the paper's chart flips an agent's weight each time it leaves the "
+            "chart's limits; see the final weights below)"
+        )
+    return lines

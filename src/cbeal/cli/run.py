@@ -71,13 +71,12 @@ def _data_flags(run: argparse.ArgumentParser) -> None:
 
 
 def _method_flags(run: argparse.ArgumentParser) -> None:
-    from cbeal.catalog import RECOMMENDED
-
     agents = run.add_mutually_exclusive_group()
     agents.add_argument(
         "--preset",
         default=None,
-        help=f"the ensemble (default: the recommended {RECOMMENDED}); {catalog_choices('presets')}",
+        help=f"the ensemble (default: the recommended {catalog_choices('recommended')}); "
+        f"{catalog_choices('presets')}",
     )
     agents.add_argument(
         "--agents",

@@ -262,9 +262,17 @@ def run_token_create(args: argparse.Namespace) -> int:
     except ParameterError as exc:
         print(f"cbeal: error: {exc}", file=sys.stderr)
         return 2
+    from cbeal.service.store.db import redact
+
     scope = "every stream" if args.stream is None else "streams " + ", ".join(args.stream)
+    db = redact(args.db or _default_db())
     print(token)
-    print(f"(role {args.role}, {scope}; shown once — only its hash is stored)", file=sys.stderr)
+    server = "started in this folder" if args.db is None else "given the same --db"
+    print(
+        f"(role {args.role}, {scope}; shown once — only its hash is stored, in {db}: a "
+        f"`cbeal serve` {server} accepts it)",
+        file=sys.stderr,
+    )
     return 0
 
 

@@ -20,8 +20,6 @@ def register(sub: Any) -> None:
 
 # ---------------------------------------------------------------------- reproduce
 def _reproduce_parser(sub: Any) -> None:
-    from cbeal.experiments.tasks import BACKENDS
-
     rep = sub.add_parser(
         "reproduce",
         help="reproduce the paper's simulation study",
@@ -43,8 +41,8 @@ def _reproduce_parser(sub: Any) -> None:
     rep.add_argument(
         "--backend",
         default="loky",
-        choices=BACKENDS,
-        help="where tasks run: local processes (loky), threads, or a Dask or Ray cluster",
+        help="where tasks run: local processes (loky), threads, or a Dask or Ray cluster; "
+        f"one of {catalog_choices('backends')}",
     )
     rep.add_argument(
         "--cluster",

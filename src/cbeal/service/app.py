@@ -12,6 +12,7 @@ from typing import Any
 
 from fastapi import Depends, FastAPI
 from fastapi.responses import RedirectResponse
+from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 
 from cbeal._version import __version__
@@ -49,6 +50,12 @@ def rechecked(method: str, path: str) -> bool:
     return method == "POST" and SAMPLES.match(path) is not None
 
 
+def _operation_id(route: APIRoute) -> str:
+    """A route's operation id is its name (`list_streams`, not FastAPI's
+    `list_streams_api_v1_streams_get`): the method names of a generated client."""
+    return route.name
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     """The FastAPI application of one service process (connects and migrates the database)."""
     settings = settings or Settings()
@@ -65,6 +72,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         version=__version__,
         lifespan=lifespan,
         openapi_url=None,  # served below, with a token
+        generate_unique_id_function=_operation_id,
         docs_url=None,
         redoc_url=None,
         description="Stream-based active learning on a line: machines send samples, "

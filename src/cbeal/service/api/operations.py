@@ -25,7 +25,10 @@ def healthz(who: AnyRole, service: ServiceDep) -> dict[str, Any]:
     "/metrics",
     response_class=Response,
     responses={
-        200: {"content": {"text/plain": {}}, "description": "Prometheus text format"},
+        200: {
+            "content": {"text/plain": {"schema": {"type": "string"}}},
+            "description": "Prometheus text format",
+        },
         **errors(),
     },
 )
@@ -33,6 +36,6 @@ def metrics(who: AnyRole, service: ServiceDep) -> Response:
     return Response(service.metrics.render(service), media_type="text/plain; version=0.0.4")
 
 
-@router.get("/api/v1/me", response_model=MeOut, responses=errors())
+@router.get("/api/v1/me", operation_id="get_me", response_model=MeOut, responses=errors())
 def me(who: AnyRole, service: ServiceDep) -> dict[str, Any]:
     return {"name": who.name, "role": who.role, "undo_seconds": service.settings.undo_seconds}

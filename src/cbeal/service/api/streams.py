@@ -42,19 +42,34 @@ def list_streams(who: AnyRole, service: ServiceDep) -> dict[str, Any]:
     return {"streams": who.visible(service.streams.names())}  # a scoped token: its own
 
 
-@router.get("/{name}", response_model=StreamStatusOut, responses=errors(404, 409, 422))
+@router.get(
+    "/{name}",
+    operation_id="get_stream",
+    response_model=StreamStatusOut,
+    responses=errors(404, 409, 422),
+)
 def status(name: StreamName, who: AnyRole, service: ServiceDep) -> dict[str, Any]:
     """The stream's state: samples, labels, budget, weights, queue, model version."""
     return stream_status(service, name)
 
 
-@router.get("/{name}/config", response_model=StreamConfigOut, responses=errors(404, 409, 422))
+@router.get(
+    "/{name}/config",
+    operation_id="get_stream_config",
+    response_model=StreamConfigOut,
+    responses=errors(404, 409, 422),
+)
 def config(name: StreamName, who: AnyRole, service: ServiceDep) -> dict[str, Any]:
     """The stream's configuration, its agents in plain words and how they are weighed."""
     return stream_config(service, name)
 
 
-@router.get("/{name}/history", response_model=HistoryOut, responses=errors(404, 409, 422))
+@router.get(
+    "/{name}/history",
+    operation_id="get_stream_history",
+    response_model=HistoryOut,
+    responses=errors(404, 409, 422),
+)
 def stream_history(
     name: StreamName,
     who: AnyRole,
@@ -65,7 +80,12 @@ def stream_history(
     return history(service.streams, name, points)
 
 
-@router.get("/{name}/band", response_model=BandOut, responses=errors(404, 409, 422))
+@router.get(
+    "/{name}/band",
+    operation_id="get_error_band",
+    response_model=BandOut,
+    responses=errors(404, 409, 422),
+)
 def band(name: StreamName, who: AnyRole, service: ServiceDep) -> dict[str, Any]:
     """A regression stream: each learned label's error against the tolerance band, with
     RMSE, MAE and the share within the band (422 for a classification stream)."""
@@ -73,13 +93,20 @@ def band(name: StreamName, who: AnyRole, service: ServiceDep) -> dict[str, Any]:
 
 
 _FILES = {
-    "content": {"text/csv": {}, "application/vnd.apache.parquet": {}},
+    "content": {
+        "text/csv": {"schema": {"type": "string"}},
+        "application/vnd.apache.parquet": {"schema": {"type": "string", "format": "binary"}},
+    },
     "description": "every sample with its decision and label",
 }
+# cbeal's model file (a sealed archive of JSON, arrays and skops blobs, read by
+# `CbeAL.load`): opaque bytes to a client, not a zip to unpack
+MODEL_FILE = "application/octet-stream"
 
 
 @router.get(
     "/{name}/export",
+    operation_id="export_stream",
     tags=["export"],
     response_class=Response,
     responses={200: _FILES, **errors(404, 409, 422)},
@@ -102,10 +129,14 @@ def export(
 
 @router.get(
     "/{name}/model",
+    operation_id="get_model_file",
     tags=["export"],
     response_class=Response,
     responses={
-        200: {"content": {"application/zip": {}}, "description": "the model file"},
+        200: {
+            "content": {MODEL_FILE: {"schema": {"type": "string", "format": "binary"}}},
+            "description": "the model file (load it with CbeAL.from_bytes or CbeAL.load)",
+        },
         **errors(404, 409, 422),
     },
 )
@@ -121,6 +152,6 @@ def model_file(name: StreamName, who: Admin, service: ServiceDep) -> Response:
         data = runtime.model.to_bytes()
     return Response(
         data,
-        media_type="application/zip",
+        media_type=MODEL_FILE,
         headers={"Content-Disposition": f'attachment; filename="{name}.cbeal"'},
     )

@@ -20,7 +20,7 @@ router = APIRouter(prefix="/api/v1/tokens", tags=["tokens"], route_class=StrictR
 TokenName = Annotated[str, Path(min_length=1, max_length=100)]
 
 
-@router.get("", response_model=TokenListOut, responses=errors(422))
+@router.get("", operation_id="list_tokens", response_model=TokenListOut, responses=errors(422))
 def tokens(
     who: Operator, service: ServiceDep, revoked: Annotated[bool, Query()] = False
 ) -> dict[str, Any]:
@@ -28,7 +28,13 @@ def tokens(
     return {"tokens": list_tokens(service.engine, revoked=revoked)}
 
 
-@router.post("", status_code=201, response_model=TokenOut, responses=errors(413, 422))
+@router.post(
+    "",
+    operation_id="create_token",
+    status_code=201,
+    response_model=TokenOut,
+    responses=errors(413, 422),
+)
 def create(body: TokenIn, who: Operator, service: ServiceDep) -> dict[str, Any]:
     """Create a token; the reply holds it, the only time it is shown."""
     token, row = issue_token(
@@ -37,7 +43,12 @@ def create(body: TokenIn, who: Operator, service: ServiceDep) -> dict[str, Any]:
     return {**row, "token": token}
 
 
-@router.post("/{name}/revoke", response_model=RevokedOut, responses=errors(404, 422))
+@router.post(
+    "/{name}/revoke",
+    operation_id="revoke_tokens",
+    response_model=RevokedOut,
+    responses=errors(404, 422),
+)
 def revoke(name: TokenName, who: Operator, service: ServiceDep) -> dict[str, Any]:
     """Revoke every live token of this name: refused from the next request on, in every
     process of the service."""

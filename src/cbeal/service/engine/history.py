@@ -41,6 +41,7 @@ class History:
         self.acq = np.empty(0, dtype=bool)
         self.ver = np.empty(0, dtype=np.int64)
         self.weights: np.ndarray | None = None  # rows of agent weights (NaN: none)
+        self.shares: np.ndarray | None = None  # asked samples: each agent's share (else NaN)
         self.tasks: dict[int, tuple[Any, ...]] = {}  # id -> the row
         self.max_task = 0
 
@@ -68,14 +69,20 @@ class History:
         for i, x in enumerate(w):
             if x and len(x) == k:
                 new_w[i] = x
-        old_w = self.weights
+        new_s = np.full((len(rows), k), np.nan)
+        for i, r in enumerate(rows):
+            new_s[i] = _share(r.decision, k) if r.acquire else np.nan
+        old_w, old_s = self.weights, self.shares
         if old_w is not None and old_w.shape[1] != k:  # the agents changed: keep the new
             old_w = np.full((len(self.t), k), np.nan)
+            old_s = np.full((len(self.t), k), np.nan)
         self.t = np.concatenate([self.t, [r.received_at for r in rows]])[-self.last :]
         self.acq = np.concatenate([self.acq, [bool(r.acquire) for r in rows]])[-self.last :]
         self.ver = np.concatenate([self.ver, [r.model_version for r in rows]])[-self.last :]
         both = new_w if old_w is None else np.concatenate([old_w, new_w])
         self.weights = both[-self.last :]
+        both = new_s if old_s is None else np.concatenate([old_s, new_s])
+        self.shares = both[-self.last :]
 
     # ------------------------------------------------------------------ bins
     def bins(
@@ -93,6 +100,7 @@ class History:
         asked_before = np.cumsum(asked) + float(np.sum(self.acq[t < a[0]]))
         versions = np.maximum.accumulate(self.ver)
         weights = _weights_by_bin(self.weights, which, keep, points)
+        drivers = _drivers_by_bin(self.shares, seen)
         first_seq = int(status.get("samples_seen", 0)) - len(t)  # stream position of t[0]
         tasks = _TaskColumns(self.tasks.values(), fail)
         out = []
@@ -109,6 +117,7 @@ class History:
                     "asked": int(asked[b]),
                     "asked_total": int(asked_before[b]),
                     "weights": weights[b],
+                    "drivers": drivers[b],
                     **tasks.bin(float(a[b]), float(z[b])),
                     "model_version": version,
                     "budget_allowed": _allowed(spend, first_seq + n),
@@ -133,6 +142,32 @@ def _weights_by_bin(
         axis=1,
     )
     return [(sums[b] / counts[b]).round(4).tolist() if counts[b] else None for b in range(points)]
+
+
+def _share(decision: dict[str, Any], k: int) -> np.ndarray:
+    """Each agent's share of an asked sample's weighted advice (under score fusion: of its
+    fused score); NaN where the decision has none to share."""
+    w, a = decision.get("weights"), decision.get("advice")
+    if not w or not a or len(w) != k or len(a) != k:
+        return np.full(k, np.nan)
+    part = np.asarray(w, dtype=float) * np.asarray(a, dtype=float)
+    total = float(part.sum())
+    return part / total if total > 0 else np.full(k, np.nan)
+
+
+def _drivers_by_bin(shares: np.ndarray | None, seen: np.ndarray) -> list[list[float] | None]:
+    """Which agents drove the asks: each agent's mean share over the samples asked up to
+    each bin's end (None: nothing asked yet)."""
+    if shares is None or shares.shape[1] == 0:
+        return [None] * len(seen)
+    valid = ~np.isnan(shares).any(axis=1)
+    total = np.cumsum(np.where(valid[:, None], shares, 0.0), axis=0)
+    count = np.cumsum(valid)
+    out: list[list[float] | None] = []
+    for n in seen:
+        c = int(count[n - 1]) if n else 0
+        out.append((total[n - 1] / c).round(4).tolist() if c else None)
+    return out
 
 
 class _TaskColumns:

@@ -81,6 +81,7 @@ def sample_context(streams: Streams, view: dict[str, Any], top: int = 8) -> dict
         "task": config.task,
         "tolerance": config.tolerance,
         "unit": config.unit,
+        "show_guess": bool(config.show_guess),
     }
 
 

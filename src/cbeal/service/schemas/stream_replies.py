@@ -97,6 +97,7 @@ class StreamConfigOut(BaseModel):
     agent_info: list[AgentInfo]
     weighting: WeightingOut
     failure_class: Any = Field(description="the class drawn in red (None: regression)")
+    show_guess: bool = Field(description="the expert's page shows the model's guess")
 
 
 class HistoryBin(BaseModel):
@@ -108,6 +109,11 @@ class HistoryBin(BaseModel):
     failures_labelled: int
     labels: int
     weights: list[float] | None
+    drivers: list[float] | None = Field(
+        description="which agents drove the asks: each agent's mean share of the weighted "
+        "advice (under score fusion: of the fused score) over the parts asked up to the "
+        "bin's end (None: none asked yet)"
+    )
     prequential_accuracy: float | None
     queue: int
     label_delay_s: float | None

@@ -154,6 +154,13 @@ class StreamConfig(BaseModel):
     task_ttl_seconds: float | None = Field(
         default=None, gt=0, description="open tasks older than this expire"
     )
+    show_guess: bool | None = Field(
+        default=None,
+        description="the expert's page shows the model's guess (its class and certainty) and "
+        "offers to pre-select it; default off for classes, since seeing the guess first pulls "
+        "the answer towards it; a regression stream's page is drawn around the prediction's "
+        "band, so it is on there (and cannot be turned off)",
+    )
 
     @field_validator("name")
     @classmethod
@@ -208,7 +215,15 @@ class StreamConfig(BaseModel):
         except (ParameterError, BudgetError) as exc:
             raise ValueError(str(exc)) from None
         if self.classes is None:  # regression: its labels were checked as measured values
+            if self.show_guess is False:
+                raise ValueError(
+                    "show_guess: a regression stream's page is drawn around the model's "
+                    "prediction and its tolerance band; leave show_guess out"
+                )
+            self.show_guess = True
             return self
+        if self.show_guess is None:
+            self.show_guess = False
         if self.failure_class is not None and repr(self.failure_class) not in {
             repr(c) for c in self.classes
         }:

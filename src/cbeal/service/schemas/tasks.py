@@ -73,3 +73,7 @@ class ContextOut(BaseModel):
     task: str = Field(description="classification or regression")
     tolerance: float | None = Field(description="regression: the band's half-width")
     unit: str | None = Field(description="regression: the measured value's unit")
+    show_guess: bool = Field(
+        description="the stream's setting: the page shows the model's guess (off by default "
+        "for classes: seeing it first pulls the answer towards it)"
+    )

@@ -33,6 +33,15 @@ async function api(method, path, body) {
   return data;
 }
 
+// an error about a line the service does not have, in the words of the page's reader (the
+// API's own reply names the route that creates a stream: words for a developer)
+function missingLine(e, name) {
+  if (e.status !== 404 || !String(e.message).startsWith("no stream named")) return null;
+  return el("p", { class: "error", role: "alert" }, `There is no line named “${name}” on this ` +
+            "server. ", el("a", { href: "index.html" }, "See the lines you can open"),
+            " (or ask an administrator to add this one).");
+}
+
 function param(name) { return new URLSearchParams(location.search).get(name); }
 
 function signOut() { sessionStorage.removeItem(TOKEN_KEY); location.href = "index.html"; }

@@ -67,7 +67,8 @@ function lineChart(container, series, opts = {}) {
                            "aria-label": opts.label || "chart" });
   const pts = series.flatMap(s => s.points.filter(p => p[1] !== null && p[1] !== undefined));
   if (!pts.length) {
-    root.append(svg("text", { x: W / 2, y: H / 2, "text-anchor": "middle" }, "no data yet"));
+    root.append(svg("text", { x: W / 2, y: H / 2, "text-anchor": "middle" },
+                    opts.empty || "no data yet"));
     container.replaceChildren(root);
     return;
   }
@@ -81,16 +82,35 @@ function lineChart(container, series, opts = {}) {
   const Y = v => H - B - (v - y0) / (y1 - y0) * (H - T - B);
   root.append(timeAxes(X, Y, x0, x1, niceTicks(y0, y1), opts));
   for (const s of series) {
-    const p = s.points.filter(q => q[1] !== null && q[1] !== undefined);
-    if (!p.length) continue;
-    let d = `M${X(p[0][0])},${Y(p[0][1])}`;
-    for (let i = 1; i < p.length; i++) {
-      d += s.step ? `H${X(p[i][0])}V${Y(p[i][1])}` : `L${X(p[i][0])},${Y(p[i][1])}`;
+    // a time slot without a value (nobody labelled, nothing asked) breaks the line: no
+    // straight ramp across idle time; a value alone between two gaps is a dot
+    for (const run of runs(s.points)) {
+      if (run.length === 1) {
+        root.append(svg("circle", { cx: X(run[0][0]), cy: Y(run[0][1]), r: 2.6,
+                                    fill: s.colour, class: "alone" }));
+        continue;
+      }
+      let d = `M${X(run[0][0])},${Y(run[0][1])}`;
+      for (let i = 1; i < run.length; i++) {
+        d += s.step ? `H${X(run[i][0])}V${Y(run[i][1])}` : `L${X(run[i][0])},${Y(run[i][1])}`;
+      }
+      root.append(svg("path", { d, fill: "none", stroke: s.colour, "stroke-width": 2.2,
+                                "stroke-dasharray": s.dash || "none" }));
     }
-    root.append(svg("path", { d, fill: "none", stroke: s.colour, "stroke-width": 2.2,
-                              "stroke-dasharray": s.dash || "none" }));
   }
   container.replaceChildren(root, legend(series));
+}
+
+// the stretches of a series between missing values ([[t, v], ...] each)
+function runs(points) {
+  const out = [];
+  let run = [];
+  for (const p of points) {
+    if (p[1] === null || p[1] === undefined) { if (run.length) out.push(run); run = []; }
+    else run.push(p);
+  }
+  if (run.length) out.push(run);
+  return out;
 }
 
 // A regression stream's learned labels: each one's error (measured − predicted) over time

@@ -16,6 +16,7 @@ function series(bins, key, scale = 1) {
 }
 
 let config = null;  // the stream's configuration: agent labels, how the weights move
+function fusion() { return config.weighting.method === "score fusion"; }
 const NAME = encodeURIComponent(STREAM);
 
 // a regression stream: the words that change, once
@@ -50,6 +51,11 @@ async function refresh() {
     config = await api("GET", `/api/v1/streams/${NAME}/config`);
     if (config.task === "regression") measuredWords(config);
     document.getElementById("weighting").textContent = config.weighting.words;
+    if (fusion()) {
+      document.getElementById("weightstitle").textContent = "Which agents drove the asks";
+      document.getElementById("weightswords").textContent = "For the parts asked so far: each " +
+        "agent's share of their fused scores (the shares sum to 100 %). ";
+    }
     document.getElementById("budgetwords").textContent = `The budget: ${config.budget_words}.`;
   }
   const measured = config.task === "regression";
@@ -89,27 +95,41 @@ async function refresh() {
     ...(measured ? [] :
       [{ name: `labelled ${h.failure_class}`, colour: FAIL_COLOUR, key: "failures_labelled" }])],
     { yLabel: "parts", label: "parts asked and failures found" });
+  // under score fusion the weights never move: draw which agents drove the asks instead
+  const key = fusion() ? "drivers" : "weights";
   lineChart(document.getElementById("c-weights"), h.agents.map((name, i) => ({
     name: `${labels[name] || name} (${name})`, colour: SERIES_COLOURS[i % SERIES_COLOURS.length],
-    points: bins.map(x => [x.t, x.weights ? x.weights[i] : null]) })),
-    { yLabel: "weight", yMin: 0, label: "agent weights over time" });
+    points: bins.map(x => [x.t, x[key] ? x[key][i] : null]) })),
+    fusion() ? { yLabel: "share of the asks", yMin: 0, yMax: 1, percent: true,
+                 label: "which agents drove the asks", empty: "no part asked yet" }
+             : { yLabel: "weight", yMin: 0, label: "agent weights over time" });
   lineChart(document.getElementById("c-acc"), [
     { name: measured ? "within the tolerance before learning" : "right before learning",
       colour: "#009E73", points: series(bins, "prequential_accuracy") }],
     { yLabel: "share", yMin: 0, yMax: 1, percent: true, label: "prequential accuracy" });
   lineChart(document.getElementById("c-queue"), [
-    { name: "parts waiting", colour: "#1f3a5f", points: series(bins, "queue"), step: true },
-    { name: "label delay (minutes)", colour: "#E69F00", points: series(bins, "label_delay_s", 1 / 60) }],
-    { yLabel: "parts / minutes", label: "queue and label delay" });
+    { name: "parts waiting", colour: "#1f3a5f", points: series(bins, "queue"), step: true }],
+    { yLabel: "parts", label: "queue" });
+  lineChart(document.getElementById("c-delay"), [
+    { name: "label delay", colour: "#E69F00", points: series(bins, "label_delay_s", 1 / 60) }],
+    { yLabel: "minutes", label: "label delay", empty: "no answers yet" });
   lineChart(document.getElementById("c-pace"), [
-    { name: "seconds per label", colour: "#CC79A7", points: series(bins, "seconds_per_label") },
+    { name: "seconds per label", colour: "#CC79A7", points: series(bins, "seconds_per_label") }],
+    { yLabel: "seconds", label: "labelling pace", empty: "no answers yet" });
+  lineChart(document.getElementById("c-version"), [
     { name: "model version", colour: "#0072B2", points: series(bins, "model_version"), step: true }],
-    { yLabel: "seconds / version", label: "labelling pace and model version" });
+    { yLabel: "version", label: "model version" });
   document.getElementById("updated").textContent =
     `updated ${new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" })}`;
 }
 
+const timer = setInterval(() => refresh().catch(() => {}), 10000);
 refresh().catch(e => {
-  document.getElementById("tiles").replaceChildren(el("p", { class: "error", role: "alert" }, e.message));
+  const missing = missingLine(e, STREAM);
+  if (missing) {  // nothing to chart, nothing to refresh
+    clearInterval(timer);
+    document.querySelector(".charts").hidden = true;
+  }
+  document.getElementById("tiles").replaceChildren(
+    missing || el("p", { class: "error", role: "alert" }, e.message));
 });
-setInterval(() => refresh().catch(() => {}), 10000);

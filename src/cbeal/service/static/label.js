@@ -49,6 +49,8 @@ function showEmpty() {
 function showError(e) {
   const box = document.getElementById("task");
   box.setAttribute("aria-busy", "false");
+  const missing = missingLine(e, STREAM);
+  if (missing) { box.replaceChildren(missing); return; }
   box.replaceChildren(el("p", { class: "error", role: "alert" }, `Something went wrong: ${e.message}`),
                       el("button", { class: "primary", onclick: loadNext }, "Try again"));
 }
@@ -57,12 +59,14 @@ function render() {
   const t = state.task, c = state.context;
   const box = document.getElementById("task");
   box.setAttribute("aria-busy", "false");
+  document.getElementById("guess-on").hidden = !c.show_guess;  // the stream's setting
+  document.getElementById("guess-off").hidden = c.show_guess;
   const q = t.question || { title: "Question", why: t.explanation, kind: "" };
   const asked = (t.asked_by || []).map(a => a.label);
   const unusual = c.features.filter(f => f.unusual).length;
   const table = featureTable(c.features, 15);
   const measured = c.task === "regression" ?
-    measuredAnswer(t, c, state.suggest, value => answer(value, `${value}${unitOf(c)}`)) : null;
+    measuredAnswer(t, c, suggesting(), value => answer(value, `${value}${unitOf(c)}`)) : null;
   const others = [
     el("button", { onclick: skip, "aria-keyshortcuts": "Space" }, el("kbd", {}, "Space"), "Skip"),
     el("button", { onclick: cannotTell, "aria-keyshortcuts": "C" }, el("kbd", {}, "C"), "Cannot tell"),
@@ -95,19 +99,23 @@ function render() {
   heading.focus();  // not a button: Enter and Space stay shortcuts, never an accidental click
 }
 
+// the model's guess, only where the stream shows it (show_guess: off by default for classes)
 function classAnswer(t, c) {
   const pred = t.decision.y_pred, certainty = t.decision.certainty;
+  if (!c.show_guess) return [];
   return [pred === null ? el("p", { class: "prediction" }, "The model has no guess yet.") :
     el("p", { class: "prediction" }, "The model currently says ",
        el("span", { class: "chip" + (classIsFail(pred) ? " fail" : "") }, String(pred)),
        ` with certainty ${certainty >= 0.995 ? "over 99" : Math.round(100 * certainty)} %.`)];
 }
 
+function suggesting() { return state.suggest && Boolean(state.context && state.context.show_guess); }
+
 function classButtons(t, c) {
   const pred = t.decision.y_pred;
   return c.classes.map((cls, i) => el("button", {
       class: "cls" + (classIsFail(cls) ? " fail" : "") +
-        (state.suggest && String(cls) === String(pred) ? " suggested" : ""),
+        (suggesting() && String(cls) === String(pred) ? " suggested" : ""),
       "data-label": JSON.stringify(cls), "aria-keyshortcuts": String(i + 1),
       onclick: () => answer(cls) }, el("kbd", {}, String(i + 1)), String(cls)));
 }
@@ -253,7 +261,7 @@ document.addEventListener("keydown", ev => {
     if (cls !== undefined) { ev.preventDefault(); answer(cls); }
   } else if (ev.key === " ") { ev.preventDefault(); skip(); }
   else if (ev.key === "c" || ev.key === "C") { ev.preventDefault(); cannotTell(); }
-  else if (ev.key === "Enter" && state.suggest && state.task.decision.y_pred !== null) {
+  else if (ev.key === "Enter" && suggesting() && state.task.decision.y_pred !== null) {
     ev.preventDefault(); answer(state.task.decision.y_pred);
   }
 });

@@ -9,9 +9,14 @@ async function showStreams() {
     me.role === "ingest" ? "" : el("a", { href: `label.html?stream=${encodeURIComponent(name)}` }, "label parts"),
     me.role === "ingest" ? "" : " · ",
     el("a", { href: `dashboard.html?stream=${encodeURIComponent(name)}` }, "dashboard"))));
-  if (!streams.length) list.append(el("li", {}, "No lines yet: create one with the API."));
+  if (!streams.length) {
+    list.append(el("li", {}, "No lines yet. An administrator adds one, e.g. by replaying a " +
+                   "file: cbeal replay FILE --stream NAME --create."));
+  }
   document.getElementById("streams").hidden = false;
-  document.getElementById("msg").textContent = `Signed in as ${me.name} (${me.role}).`;
+  document.getElementById("signin-card").hidden = true;  // signed in: the form has done its job
+  document.getElementById("who").replaceChildren(`Signed in as ${me.name} (${me.role}). `,
+    el("button", { class: "link", onclick: signOut }, "Sign out"));
   const next = param("next");
   if (next && next.startsWith("/ui/")) location.href = next;
 }
@@ -19,7 +24,12 @@ document.getElementById("signin").addEventListener("submit", async ev => {
   ev.preventDefault();
   sessionStorage.setItem(TOKEN_KEY, document.getElementById("token").value.trim());
   try { await showStreams(); }
-  catch (e) { document.getElementById("msg").textContent = "That token was refused."; }
+  catch (e) {
+    document.getElementById("msg").textContent = "That token was refused. A token works only " +
+      "on the server whose database it was made in: make it with cbeal token create in the " +
+      "folder where cbeal serve was started (its database is cbeal-service.db there), or " +
+      "give both the same --db.";
+  }
 });
 if (param("expired")) document.getElementById("msg").textContent = "Please sign in again.";
 if (token()) showStreams().catch(() => {});
