@@ -156,7 +156,7 @@ LAYERS: dict[str, set[str]] = {
     "plotting": {"core", "trace"},
     "evaluation": {"core", "learners"},
     "adapters": {"core", "models"},
-    "bridges": {"core"},
+    "bridges": {"core", "streams"},
     "tablerun": {
         "catalog",
         "core",
