@@ -209,7 +209,7 @@ LAYERS: dict[str, set[str]] = {
         "tablerun",
         "_version",
     },
-    "__init__": {"core", "models", "simulation", "streams", "trace", "_version"},
+    "__init__": {"catalog", "core", "models", "simulation", "streams", "trace", "_version"},
     "__main__": {"cli"},
 }
 
