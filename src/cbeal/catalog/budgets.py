@@ -1,7 +1,10 @@
 """One meaning for a budget, at every front door.
 
-A share — ``"10%"``, ``0.1`` or ``"0.1"`` — is a **paced rate**: after ``t`` parts at most
-``floor(0.1 · t)`` labels have been spent, so the labels spread over the whole stream. A
+A share — ``"10%"``, ``0.1`` or ``"0.1"`` — is a **paced rate**, a token bucket: after
+``t`` parts at most ``floor(0.1 · t + k)`` labels have been spent, ``k`` =
+:data:`~cbeal.core.RATE_BURST` labels ahead of the even pace at most, so the labels spread
+over the whole stream (over a file of known length, ``cbeal run`` also caps the total at
+10 % of its rows). A
 whole number — ``50`` or ``"50"`` — is a **count**: at most 50 labels, spent whenever the
 agents ask (the paper's budget ``B``). Both are read by :func:`cbeal.core.as_budget`, the
 only budget parser; this module adds the words and the arithmetic a front door needs.

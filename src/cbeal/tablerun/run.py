@@ -14,8 +14,9 @@ The protocol (also written into every report):
    (:func:`cbeal.learners.fit_preprocessor`) are fitted on the training portion's inputs
    only — no labels, no test rows — and applied to every row.
 5. **Budget.** A share — ``"10%"`` or ``0.1`` — is a paced rate: after ``t`` stream rows
-   at most ``floor(0.1 · t)`` labels have been spent, so the labels spread over the whole
-   stream. A whole number is a count, spent whenever the method asks; never more than the
+   at most ``floor(0.1 · t + k)`` labels have been spent (``k`` the rate's burst,
+   :data:`cbeal.core.RATE_BURST`) and never more than 10 % of the stream's rows in all, so
+   the labels spread over the whole stream. A whole number is a count, spent whenever the method asks; never more than the
    stream holds. Every method gets the same budget.
 6. **Methods.** CbeAL (a preset or a list of agents) and each comparison method (RS, US,
    …) run on the same D0, stream, budget, learner and seed. References: "Initial" (the
