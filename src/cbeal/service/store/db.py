@@ -10,6 +10,7 @@ migrations shipped in this package.
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from sqlalchemy import Engine, create_engine, event
 
 __all__ = [
     "DatabaseUnavailable",
+    "LostOnReturn",
     "Outage",
     "connect",
     "default_url",
@@ -162,7 +164,37 @@ def _engine(url: str, sqlite_sync: str) -> Engine:
     # in the pool fails its request, which answers 503 (see `outage`) and drops the
     # connection (SQLAlchemy invalidates it, and the whole pool on a disconnect); the
     # client's retry gets a fresh one.
-    return create_engine(url, pool_size=8, max_overflow=8, **_JSON)
+    engine = create_engine(url, pool_size=8, max_overflow=8, **_JSON)
+    pool_logger = getattr(engine.pool.logger, "logger", engine.pool.logger)
+    if not any(isinstance(f, LostOnReturn) for f in pool_logger.filters):
+        pool_logger.addFilter(LostOnReturn())
+    return engine
+
+
+class LostOnReturn(logging.Filter):
+    r"""A connection killed while the pool resets it on return (a database restart, an
+    operator's ``pg_terminate_backend``) is discarded by the pool and harms nothing: one
+    warning line instead of SQLAlchemy's error with a traceback.
+
+    >>> record = logging.LogRecord("sqlalchemy.pool", logging.ERROR, "", 0,
+    ...     "Exception during reset or similar", (), (OSError, OSError("gone\nmore"), None))
+    >>> LostOnReturn().filter(record), record.levelname, record.exc_info, record.getMessage()
+    (True, 'WARNING', None, 'a database connection was lost while returned to the pool (OSError: gone); the pool discards it')
+    """  # noqa: E501
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and str(record.msg).startswith("Exception during reset"):
+            exc = record.exc_info[1]
+            first = str(exc).splitlines()[0] if str(exc) else ""
+            record.msg = (
+                f"a database connection was lost while returned to the pool "
+                f"({type(exc).__name__}: {first}); the pool discards it"
+            )
+            record.args = ()
+            record.exc_info = None
+            record.exc_text = None
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+        return True
 
 
 def migrate(engine: Engine) -> None:
