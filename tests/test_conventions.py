@@ -213,6 +213,41 @@ LAYERS: dict[str, set[str]] = {
     "__main__": {"cli"},
 }
 
+# why each row exists: what the layer is, in one line (issue 29)
+WHY: dict[str, str] = {
+    "_version": "the package's version, for files and reports",
+    "core": "the algorithm as the paper and the spec say it: agents, bandit, pacers (numpy)",
+    "baselines": "the comparison strategies of the paper's study, as agents",
+    "datasets": "the bundled public data the studies and examples read",
+    "learners": "the only scikit-learn-aware layer for models: adapters, PlattSVC, committees",
+    "kernels": "compiled twins of core steps, checked against the readable reference",
+    "checks": "the conventions checker every component passes (as river ships one)",
+    "streams": "streams from data: simulated ones and a user's own table file",
+    "provenance": "where a result came from: git, versions, machine",
+    "modelfile": "the safe model file (no pickle)",
+    "catalog": "every name a user types: presets, agents, learners, budgets",
+    "models": "the stream models a user fits: CbeAL and one agent alone",
+    "trace": "what a simulated run recorded, per step",
+    "simulation": "the oracle loop that streams labels to a model",
+    "plotting": "figures of a run",
+    "evaluation": "reference models and scores the studies and `cbeal run` share",
+    "adapters": "cbeal inside river and scikit-activeml loops",
+    "bridges": "clients that feed the service from a line: replay, MQTT, OPC UA",
+    "tablerun": "`cbeal run` on a user's table: the computation, without words",
+    "reports": "`cbeal run`'s and the studies' words and tables",
+    "service": "`cbeal serve`: the annotation service",
+    "experiments": "the paper's study, the case study and the label-efficiency suite",
+    "cli": "the only layer that knows flags",
+    "__init__": "the public names, loaded on first use",
+    "__main__": "`python -m cbeal`",
+}
+
+
+def test_every_layer_says_why_it_exists() -> None:
+    assert set(WHY) == set(LAYERS), set(WHY) ^ set(LAYERS)
+    assert all(len(reason) > 10 for reason in WHY.values())
+
+
 # inside the service: SQL at the bottom, HTTP at the top
 SERVICE_LAYERS: dict[str, set[str]] = {
     "store": set(),
