@@ -25,9 +25,37 @@ def register(sub: Any) -> None:
     labelstudio_parser(sub)
 
 
+class RetryNotice:
+    """Tell the operator once that the service is away and how long the bridge waits, then
+    one short line per retry (a new line first only after a progress line on a terminal).
+
+    >>> import contextlib, io
+    >>> say, err = RetryNotice(30.0), io.StringIO()
+    >>> with contextlib.redirect_stderr(err):
+    ...     say(OSError("cannot reach http://x"), 1.0); say(OSError("cannot reach http://x"), 2.0)
+    >>> print(err.getvalue(), end="")
+    cbeal: cannot reach http://x; waiting for it up to 30 s, trying again with growing pauses
+    cbeal: still waiting; next try in 2.0 s
+    """
+
+    def __init__(self, wait: float | None = None) -> None:
+        self.wait = wait
+        self.told = False
+
+    def __call__(self, exc: Exception, pause: float) -> None:
+        lead = "\n" if sys.stderr.isatty() else ""
+        if not self.told:
+            self.told = True
+            limit = f" up to {self.wait:g} s" if self.wait else ""
+            text = f"{exc}; waiting for it{limit}, trying again with growing pauses"
+        else:
+            text = f"still waiting; next try in {pause:.1f} s"
+        print(f"{lead}cbeal: {text}", file=sys.stderr, flush=True)
+
+
 def say_retry(exc: Exception, pause: float) -> None:
-    """Tell the operator the service is away and when the bridge tries again."""
-    print(f"\ncbeal: {exc}; trying again in {pause:.1f} s", file=sys.stderr, flush=True)
+    """One retry notice of a client with no wait limit (see :class:`RetryNotice`)."""
+    RetryNotice()(exc, pause)
 
 
 # ---------------------------------------------------------------------- replay
@@ -183,7 +211,7 @@ def run_replay(args: argparse.Namespace) -> int:
         limit=args.limit,
         exclude=[c for c in (args.exclude or "").split(",") if c],
         progress=show,
-        on_retry=say_retry,
+        on_retry=RetryNotice(args.wait),
         retry_for=args.wait,
         speed=args.speed,
     )
