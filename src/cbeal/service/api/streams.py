@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse, Response
@@ -146,10 +146,15 @@ def export(
     who: Admin,
     service: ServiceDep,
     format: Annotated[str, Query(pattern="^(csv|parquet)$")] = "csv",
+    rows: Annotated[
+        Literal["samples", "answers"],
+        Query(description="samples: one row per sample; answers: one row per expert's answer"),
+    ] = "samples",
 ) -> Response:
-    from cbeal.service.engine.export import export_table
+    from cbeal.service.engine.export import export_answers, export_table
 
-    data, media = export_table(service, name, format)
+    make = export_answers if rows == "answers" else export_table
+    data, media = make(service, name, format)
     return Response(
         data,
         media_type=media,

@@ -150,7 +150,8 @@ def queue_rows(conn: Connection, stream_id: int) -> list[Any]:
     return list(
         conn.execute(
             select(tasks.c.status, tasks.c.created_at, tasks.c.lease_until).where(
-                tasks.c.stream_id == stream_id, tasks.c.status.in_(("open", "labelled"))
+                tasks.c.stream_id == stream_id,
+                tasks.c.status.in_(("open", "labelled", "disputed")),
             )
         )
     )
