@@ -266,3 +266,60 @@ def test_one_labeller_streams_keep_their_answers_too(db: str) -> None:
         rep = x.agreement()
         assert rep["alpha"] is None and rep["labellers"][0]["answers"] == 1
         assert rep["parts"] == {"agreed": 0, "disputed": 0, "settled": 0}
+
+
+def test_upgrade_from_0002_keeps_every_label_as_an_answer(db: str) -> None:
+    """A database of before (revision 0002) upgrades to 0003: each given label becomes an
+    answer, and the service serves it."""
+    from alembic import command
+    from alembic.config import Config
+    from sqlalchemy import text
+
+    from cbeal.service.store.db import MIGRATIONS, connect, migrate
+
+    engine = connect(db)
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    with engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, "0002")
+    with engine.begin() as conn:
+        conn.execute(
+            text(
+                "INSERT INTO streams (id, name, config, created_at, last_seq) "
+                "VALUES (1, 'old', '{}', 1.0, 0)"
+            )
+        )
+        for i, (status, label, by) in enumerate(
+            [("learned", '"ok"', "alice"), ("open", None, None), ("labelled", '"fail"', "bob")]
+        ):
+            conn.execute(
+                text(
+                    "INSERT INTO samples (id, stream_id, sample_id, seq, x, received_at, "
+                    "acquire, p_acquire, model_version, decision) VALUES "
+                    f"({i + 1}, 1, 'p{i}', {i + 1}, '[1.0]', 2.0, true, 1.0, 1, '{{}}')"
+                )
+            )
+            conn.execute(
+                text(
+                    "INSERT INTO tasks (id, stream_id, sample_pk, decision_id, status, "
+                    "created_at, skips, label, request_id, labelled_at, labelled_by) VALUES "
+                    f"({i + 1}, 1, {i + 1}, 'd{i}', :status, 2.0, 0, :label, :rid, :at, :by)"
+                ),
+                {
+                    "status": status,
+                    "label": label,
+                    "rid": None if by is None else f"r{i}",
+                    "at": None if by is None else 3.0 + i,
+                    "by": by,
+                },
+            )
+    migrate(engine)
+    with engine.connect() as conn:
+        got = conn.execute(
+            text("SELECT task_id, kind, answered_by, request_id FROM answers ORDER BY task_id")
+        ).all()
+        version = conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
+    engine.dispose()
+    assert version == "0003"
+    assert [tuple(r) for r in got] == [(1, "label", "alice", "r0"), (3, "label", "bob", "r2")]
