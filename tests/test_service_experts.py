@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 from cbeal.service.app import Settings, create_app
 from cbeal.service.engine.tokens import create_token
 
-from .service_helpers import line, names, stream_config
+from .service_helpers import line, stream_config
 
 
 def h(token: str) -> dict[str, str]:
@@ -173,9 +173,15 @@ def test_second_opinion_only_below_the_certainty(db: str) -> None:
         # the setting is changeable through the config route, and shown in the status
         r = x.patch("ops", "/api/v1/streams/line1/config", {"second_opinion_below": None})
         assert r.status_code == 200 and r.json()["second_opinion_below"] is None, r.text
-        assert x.patch("alice", "/api/v1/streams/line1/config", {"labels_per_part": 3}).status_code == 403
+        assert (
+            x.patch("alice", "/api/v1/streams/line1/config", {"labels_per_part": 3}).status_code
+            == 403
+        )
         assert x.patch("ops", "/api/v1/streams/line1/config", {}).status_code == 422
-        assert x.patch("ops", "/api/v1/streams/line1/config", {"labels_per_part": 0}).status_code == 422
+        assert (
+            x.patch("ops", "/api/v1/streams/line1/config", {"labels_per_part": 0}).status_code
+            == 422
+        )
         r = x.patch("ops", "/api/v1/streams/line1/config", {"labels_per_part": 3})
         assert r.json()["labels_per_part"] == 3 and x.status()["labels_per_part"] == 3
 

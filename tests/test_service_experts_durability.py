@@ -77,19 +77,26 @@ def test_kill_9_during_a_review_keeps_answers_reviews_and_agreement(
             label = truth[int(t["sample_id"][1:])]
             if who is bob and t["task_id"] % 3 == 0:
                 label = "ok" if label == "fail" else "fail"
-            assert who.c.post(
-                f"/api/v1/tasks/{t['task_id']}/label",
-                json={"label": label, "request_id": f"{k}-{t['task_id']}"},
-            ).status_code == 200
+            assert (
+                who.c.post(
+                    f"/api/v1/tasks/{t['task_id']}/label",
+                    json={"label": label, "request_id": f"{k}-{t['task_id']}"},
+                ).status_code
+                == 200
+            )
         # one more part: alice's answer only (it waits for its second)
         more = ops.c.post(
             "/api/v1/streams/line1/samples",
-            json={"samples": [{"id": f"p{i}", "x": s.X_stream[i].tolist()} for i in range(300, 400)]},
+            json={
+                "samples": [{"id": f"p{i}", "x": s.X_stream[i].tolist()} for i in range(300, 400)]
+            },
         ).json()["decisions"]
         extra = [d["task_id"] for d in more if d["acquire"]]
         if extra:
             t = alice.c.get("/api/v1/streams/line1/tasks/next").json()
-            alice.c.post(f"/api/v1/tasks/{t['task_id']}/label", json={"label": "ok", "request_id": "last"})
+            alice.c.post(
+                f"/api/v1/tasks/{t['task_id']}/label", json={"label": "ok", "request_id": "last"}
+            )
         before_review = snapshot(ops, asked + extra)
         assert before_review["queue"] >= 2  # disputes wait for review
         settled_one = rita.c.get("/api/v1/streams/line1/reviews/next").json()["task_id"]
@@ -128,12 +135,8 @@ def test_kill_9_during_a_review_keeps_answers_reviews_and_agreement(
 
     engine = connect(db)
     with engine.connect() as conn:
-        kinds = dict(
-            conn.execute(text("SELECT kind, count(*) FROM events GROUP BY kind")).all()
-        )
-        n_answers = conn.execute(
-            text("SELECT count(*) FROM answers WHERE kind = 'label'")
-        ).scalar()
+        kinds = dict(conn.execute(text("SELECT kind, count(*) FROM events GROUP BY kind")).all())
+        n_answers = conn.execute(text("SELECT count(*) FROM answers WHERE kind = 'label'")).scalar()
     engine.dispose()
     assert kinds["answer"] == n_answers and kinds["settle"] == 2
     assert kinds["disputed"] == final["agreement"]["parts"]["settled"] + final["queue"]

@@ -28,11 +28,11 @@ def actor(who: Principal, via: str | None = None) -> Actor:
     id); `via` ``label-studio`` acts for Label Studio, which answers every task a Label
     Studio push leased."""
     key = f"{who.name}#{who.token_id}"
-    roles = {"labeller": who.may("annotate"), "reviewer": who.may("review")}
+    admin, labeller, reviewer = who.role == "admin", who.may("annotate"), who.may("review")
     if via == "label-studio":
         name = f"{LABEL_STUDIO}{who.name}"
-        return Actor(name, LABEL_STUDIO + key, who.role == "admin", LABEL_STUDIO, **roles)
-    return Actor(who.name, key, who.role == "admin", **roles)
+        return Actor(name, LABEL_STUDIO + key, admin, LABEL_STUDIO, labeller, reviewer)
+    return Actor(who.name, key, admin, labeller=labeller, reviewer=reviewer)
 
 
 @router.get(

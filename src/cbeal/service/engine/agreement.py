@@ -134,8 +134,7 @@ def _history(units: list[tuple[float, list[Any]]], level: Any) -> list[dict[str,
     if ends[-1] != len(units):
         ends.append(len(units))
     return [
-        {"t": units[end - 1][0], "parts": end, "alpha": _alpha(units[:end], level)}
-        for end in ends
+        {"t": units[end - 1][0], "parts": end, "alpha": _alpha(units[:end], level)} for end in ends
     ]
 
 

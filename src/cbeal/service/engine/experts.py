@@ -103,7 +103,7 @@ class ExpertOps(TaskBase):
             with self.streams.engine.begin() as conn:
                 mine = rows.held_review(conn, runtime.stream_id, actor.key, t)
                 if mine is not None:
-                    return self.view(mine)  # type: ignore[attr-defined,no-any-return]
+                    return self.view(mine)  # type: ignore[attr-defined]
                 free = rows.free_review(conn, runtime.stream_id, actor.key, t)
                 if free is None:
                     return None
@@ -115,7 +115,7 @@ class ExpertOps(TaskBase):
                     )
                 got = rows.lease_review(conn, free, actor.key, t, t + seconds)
             if got:
-                return self.view(free)  # type: ignore[attr-defined,no-any-return]
+                return self.view(free)  # type: ignore[attr-defined]
         raise Conflict("the review queue is busy; retry")
 
     # ------------------------------------------------------------------ answers

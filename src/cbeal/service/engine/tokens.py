@@ -5,13 +5,13 @@ is created and only its hash is stored, so a copy of the database reveals no tok
 that much entropy a plain SHA-256 is enough: there is nothing to brute-force.
 
 Roles: ``ingest`` (send samples, read status), ``annotate`` (take and label tasks, read
-status), ``review`` (settle disputed parts: ``reviews/next``, read status) and ``admin`` (everything, including creating streams and exporting data). A token
-may be scoped to some streams: it then acts on those streams only. Every request looks its
-token up in the database, so a revocation holds from the next request on, in every process
-that shares the database. The samples route, the hot one, takes its token from a
-:class:`TokenCache` and reads the token's row again inside its write transaction: the same
-guarantee, without a round trip before the body.
-"""
+status), ``review`` (settle disputed parts: ``reviews/next``, read status) and ``admin``
+(everything, including creating streams and exporting data). A token may be scoped to some
+streams: it then acts on those streams only. Every request looks its token up in the
+database, so a revocation holds from the next request on, in every process that shares the
+database. The samples route, the hot one, takes its token from a :class:`TokenCache` and
+reads the token's row again inside its write transaction: the same guarantee, without a
+round trip before the body. """
 
 from __future__ import annotations
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-
-
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 __all__ = ["AgreementOut", "AlphaPoint", "ExpertSettingsIn", "LabellerOut", "PartsOut"]
@@ -22,7 +20,7 @@ class ExpertSettingsIn(BaseModel):
         if not self.model_fields_set:
             raise ValueError(
                 "send labels_per_part (1 to 10) and/or second_opinion_below (a certainty in "
-                "(0, 1], or null for none), e.g. {\"second_opinion_below\": 0.7}"
+                '(0, 1], or null for none), e.g. {"second_opinion_below": 0.7}'
             )
         if "labels_per_part" in self.model_fields_set and self.labels_per_part is None:
             raise ValueError("labels_per_part is a whole number from 1 to 10, not null")
@@ -60,5 +58,3 @@ class AgreementOut(BaseModel):
     multiply_answered: int = Field(description="parts with two answers or more")
     labellers: list[LabellerOut]
     history: list[AlphaPoint] = Field(description="α over time, for the dashboard")
-
-

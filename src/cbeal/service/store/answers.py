@@ -39,9 +39,7 @@ REVIEW_STATES = ("disputed",)
 def task_answers(conn: Connection, task_id: int) -> list[Any]:
     """The task's answers, oldest first: kind, label, who (name and key), request id, when."""
     return list(
-        conn.execute(
-            select(answers).where(answers.c.task_id == task_id).order_by(answers.c.id)
-        )
+        conn.execute(select(answers).where(answers.c.task_id == task_id).order_by(answers.c.id))
     )
 
 

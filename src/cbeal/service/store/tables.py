@@ -33,9 +33,7 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 
-__all__ = [
-    "answers",
-    "checkpoints", "events", "metadata", "samples", "streams", "tasks", "tokens"]
+__all__ = ["answers", "checkpoints", "events", "metadata", "samples", "streams", "tasks", "tokens"]
 
 metadata = MetaData()
 

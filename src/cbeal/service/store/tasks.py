@@ -268,9 +268,7 @@ def close_task(
     """Close an open (or disputed) task without a label (cannot tell, expired)."""
     res = conn.execute(
         update(tasks)
-        .where(
-            tasks.c.id == task_id, tasks.c.status.in_(("open", "disputed")), may(holder, t)
-        )
+        .where(tasks.c.id == task_id, tasks.c.status.in_(("open", "disputed")), may(holder, t))
         .values(
             status=status,
             request_id=request_id,
