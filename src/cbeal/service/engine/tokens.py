@@ -11,7 +11,8 @@ streams: it then acts on those streams only. Every request looks its token up in
 database, so a revocation holds from the next request on, in every process that shares the
 database. The samples route, the hot one, takes its token from a :class:`TokenCache` and
 reads the token's row again inside its write transaction: the same guarantee, without a
-round trip before the body. """
+round trip before the body.
+"""
 
 from __future__ import annotations
 
