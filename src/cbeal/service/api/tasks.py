@@ -74,7 +74,7 @@ def get_task(task_id: TaskId, who: Answer, service: ServiceDep) -> dict[str, Any
 )
 def task_context(
     task_id: TaskId,
-    who: Annotate,
+    who: Answer,
     service: ServiceDep,
     top: Annotated[int, Query(ge=1, le=50)] = 8,
 ) -> dict[str, Any]:
