@@ -38,7 +38,7 @@ class ExpertOps(TaskBase):
     """The several-answers half of the task queue (:class:`~.tasks.TaskOps` is the rest)."""
 
     # ------------------------------------------------------------------ reading
-    def _config(self, stream_id: int) -> Any:
+    def config_of(self, stream_id: int) -> Any:
         """The stream's settings: from its runtime if this process serves it, else stored."""
         for rt in self.streams.owned().values():
             if rt.stream_id == stream_id:
@@ -54,14 +54,14 @@ class ExpertOps(TaskBase):
         certainty = None if row is None else row.decision.get("certainty")
         return needed(config, certainty)
 
-    def _answers(self, task_id: int) -> list[Any]:
+    def answers_of(self, task_id: int) -> list[Any]:
         with self.streams.engine.connect() as conn:
             return rows.task_answers(conn, task_id)
 
-    def _several(self, task: Any, config: Any) -> bool:
+    def several(self, task: Any, config: Any) -> bool:
         """Whether the task goes the several-answers way: it needs two or more, or holds
         answers of several experts (or a review) already."""
-        given = self._answers(task.id)
+        given = self.answers_of(task.id)
         if any(a.kind == "settle" for a in given) or task.status == "disputed":
             return True
         if task.status == "open" and given:
@@ -71,8 +71,8 @@ class ExpertOps(TaskBase):
     def answers_view(self, task: Any) -> dict[str, Any]:
         """The answers part of a task's view: how many it needs and has, and (once the
         answers are in, never while labellers are still answering) who gave which."""
-        config = self._config(task.stream_id)
-        given = self._answers(task.id)
+        config = self.config_of(task.stream_id)
+        given = self.answers_of(task.id)
         shown = [] if task.status == "open" else given
         return {
             "answers_needed": self._needed(task, config),
@@ -130,7 +130,7 @@ class ExpertOps(TaskBase):
                 f"task {task.id} waits for labellers' answers; a token with role review "
                 "settles disputed parts only (GET /api/v1/streams/{name}/reviews/next)"
             )
-        given = self._answers(task.id)
+        given = self.answers_of(task.id)
         mine = [a for a in given if a.lease_key == actor.key]
         if mine:
             if any(a.request_id == rid and a.kind == kind and a.label == value for a in mine):

@@ -135,7 +135,7 @@ class TaskOps(ExpertOps):
         if task.status == "disputed":
             self.settle(task, runtime, value, request_id, actor)
             return self._after_answer(task_id, "labelled")
-        if self._several(task, runtime.config):
+        if self.several(task, runtime.config):
             outcome = self.answer(task, runtime, value, request_id, actor)
             return self._after_answer(task_id, outcome)
         if not actor.labeller:
@@ -186,10 +186,10 @@ class TaskOps(ExpertOps):
         """Withdraw a label within the undo window: the task is open again, leased to
         `actor` (who will label it again). Only who labelled it (or an admin) may."""
         task = self._task(task_id)
-        if task.status in ("open", "labelled", "disputed") and self._several(
-            task, self._config(task.stream_id)
+        if task.status in ("open", "labelled", "disputed") and self.several(
+            task, self.config_of(task.stream_id)
         ):
-            self.withdraw(task, self._answers(task_id), actor)
+            self.withdraw(task, self.answers_of(task_id), actor)
             return self.view(task_id)
 
         def write(conn: Any, holder: Holder | None, t: float) -> bool:
@@ -244,7 +244,7 @@ class TaskOps(ExpertOps):
             raise Forbidden(f"task {task_id} is disputed; only a reviewer may close it")
         if task.status == "open":
             runtime = self.streams.get(self._stream_name(task.stream_id))
-            if self._several(task, runtime.config):
+            if self.several(task, runtime.config):
                 self.answer(task, runtime, None, request_id, actor, kind="cannot_tell")
                 return self.view(task_id)
         if task.status not in ("open", "disputed"):

@@ -18,6 +18,7 @@ from cbeal.service.store.tasks import Holder, may
 __all__ = [
     "REVIEW_STATES",
     "answer_rows",
+    "answers_by_request_prefix",
     "delete_answer",
     "free_review",
     "held_review",
@@ -52,6 +53,15 @@ def answer_rows(conn: Connection, task_ids: list[int]) -> dict[int, list[Any]]:
         ):
             out[int(r.task_id)].append(r)
     return out
+
+
+def answers_by_request_prefix(conn: Connection, prefix: str) -> list[Any]:
+    """The answers whose request id starts with `prefix` (an integration's own ids)."""
+    return list(
+        conn.execute(
+            select(answers).where(answers.c.request_id.startswith(prefix, autoescape=True))
+        )
+    )
 
 
 def insert_answer(
