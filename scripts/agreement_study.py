@@ -58,8 +58,9 @@ def answers_for(truth: Any, hard: bool, classes: list[Any], seed: int, i: int) -
     return [labeller(truth, hard, classes, rng) for _ in range(3)]
 
 
-def run(split: Any, hard: np.ndarray, classes: list[Any], seed: int, per_part: int,
-        below: float | None) -> dict[str, Any]:
+def run(
+    split: Any, hard: np.ndarray, classes: list[Any], seed: int, per_part: int, below: float | None
+) -> dict[str, Any]:
     model = CbeAL.from_preset(
         "CBEAL-5D",
         estimator=learner("logreg", random_state=seed),
@@ -91,8 +92,13 @@ def run(split: Any, hard: np.ndarray, classes: list[Any], seed: int, per_part: i
         if spent // EVERY > before // EVERY:
             ba = score()
             curve += [ba] * (spent // EVERY - before // EVERY)
-    return {"answers": spent, "parts": parts, "wrong_learned": wrong, "final_ba": score(),
-            "curve": curve}
+    return {
+        "answers": spent,
+        "parts": parts,
+        "wrong_learned": wrong,
+        "final_ba": score(),
+        "curve": curve,
+    }
 
 
 def cell(workload_id: str, replication: int) -> list[dict[str, Any]]:
@@ -130,8 +136,9 @@ def paired(frame: pd.DataFrame, col: str, a: str, b: str) -> tuple[float, float,
 
 
 def summary(frame: pd.DataFrame) -> str:
-    means = frame.groupby("strategy")[["answers", "parts", "wrong_learned", "final_ba",
-                                       "ba_per_answer"]].mean()
+    means = frame.groupby("strategy")[
+        ["answers", "parts", "wrong_learned", "final_ba", "ba_per_answer"]
+    ].mean()
     lines = [
         "| strategy | answers | parts asked | wrong labels learned | final BA | BA per answer |",
         "|---|---|---|---|---|---|",
@@ -145,8 +152,7 @@ def summary(frame: pd.DataFrame) -> str:
     g1 = paired(frame, "ba_per_answer", "second<0.7", "one")
     g1b = paired(frame, "ba_per_answer", "two", "one")
     g2 = paired(frame, "final_ba", "second<0.7", "two")
-    ans = frame.pivot_table(index=["workload", "replication"], columns="strategy",
-                            values="answers")
+    ans = frame.pivot_table(index=["workload", "replication"], columns="strategy", values="answers")
     fewer = int((ans["second<0.7"] < ans["two"]).sum())
     saved = float((1 - ans["second<0.7"] / ans["two"]).mean())
     lines += [
@@ -166,9 +172,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="one cell only")
     args = ap.parse_args()
-    cells = [("paper-v1-S02", 0)] if args.quick else [
-        (w, r) for w in WORKLOADS for r in REPLICATIONS
-    ]
+    cells = (
+        [("paper-v1-S02", 0)] if args.quick else [(w, r) for w in WORKLOADS for r in REPLICATIONS]
+    )
     rows: list[dict[str, Any]] = []
     t0 = time.process_time()
     for w, r in cells:
