@@ -27,7 +27,7 @@ from cbeal.service.store import streams as stream_rows
 from cbeal.service.store import tasks as task_rows
 from cbeal.service.store.events import now
 
-__all__ = ["ExpertOps"]
+__all__ = ["ExpertOps", "record"]
 
 
 class _Again(Exception):
@@ -153,17 +153,7 @@ class ExpertOps(TaskBase):
                         raise Unchanged
                     if any(a.lease_key == actor.key for a in rows.task_answers(conn, task.id)):
                         raise _Again
-                    rows.insert_answer(
-                        conn,
-                        task_id=task.id,
-                        stream_id=task.stream_id,
-                        kind=kind,
-                        label=value,
-                        by=actor.name,
-                        key=actor.key,
-                        request_id=rid,
-                        t=t,
-                    )
+                    record(conn, task, kind, value, actor, rid, t)
                     todo = [self._override(task, actor, kind)] if override else []
                     todo.append(("answer", _event(task, kind, value, actor.name)))
                     now_given = rows.task_answers(conn, task.id)
@@ -204,17 +194,7 @@ class ExpertOps(TaskBase):
                 with self.streams.engine.begin() as conn:
                     if not rows.settle(conn, task.id, value, rid, actor.name, t, holder, actor.key):
                         raise Unchanged
-                    rows.insert_answer(
-                        conn,
-                        task_id=task.id,
-                        stream_id=task.stream_id,
-                        kind="settle",
-                        label=value,
-                        by=actor.name,
-                        key=actor.key,
-                        request_id=rid,
-                        t=t,
-                    )
+                    record(conn, task, "settle", value, actor, rid, t)
                     todo = [self._override(task, actor, "settle")] if override else []
                     todo.append(("settle", _event(task, "settle", value, actor.name)))
                     seq = self._append(conn, runtime, todo)
@@ -264,6 +244,21 @@ class ExpertOps(TaskBase):
             except Unchanged:
                 raise self._refusal(task.id, "undo") from None
             runtime.seq = seq
+
+
+def record(conn: Any, task: Any, kind: str, value: Any, actor: Actor, rid: str, t: float) -> None:
+    """Store one answer of `actor` to `task` (in the caller's transaction)."""
+    rows.insert_answer(
+        conn,
+        task_id=task.id,
+        stream_id=task.stream_id,
+        kind=kind,
+        label=value,
+        by=actor.name,
+        key=actor.key,
+        request_id=rid,
+        t=t,
+    )
 
 
 def _event(task: Any, kind: str, label: Any, by: str) -> dict[str, Any]:

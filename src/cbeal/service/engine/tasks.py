@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cbeal.service.engine.experts import ExpertOps
+from cbeal.service.engine.experts import ExpertOps, record
 from cbeal.service.engine.explain import asked_by, explain, question
 from cbeal.service.engine.holds import Actor, Conflict, Forbidden, Unchanged
 from cbeal.service.engine.streams import NotFound
@@ -153,17 +153,7 @@ class TaskOps(ExpertOps):
                 conn, task_id, value, request_id, actor.name, t, holder, actor.key
             )
             if done:  # the answer, as every answer (the agreement report, the export)
-                answer_rows.insert_answer(
-                    conn,
-                    task_id=task_id,
-                    stream_id=task.stream_id,
-                    kind="label",
-                    label=value,
-                    by=actor.name,
-                    key=actor.key,
-                    request_id=request_id,
-                    t=t,
-                )
+                record(conn, task, "label", value, actor, request_id, t)
             return done
 
         if not self._change(task, actor, "label", write):

@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import Connection, delete, exists, insert, select, update
 
 from cbeal.service.store.tables import answers, samples, tasks
-from cbeal.service.store.tasks import Holder, may
+from cbeal.service.store.tasks import NO_ANSWER, Holder, may
 
 __all__ = [
     "REVIEW_STATES",
@@ -135,15 +135,7 @@ def withdraw(conn: Connection, task_id: int, key: str, t: float, until: float) -
     res = conn.execute(
         update(tasks)
         .where(tasks.c.id == task_id, tasks.c.status.in_(("open", "labelled", "disputed")))
-        .values(
-            status="open",
-            label=None,
-            request_id=None,
-            labelled_at=None,
-            labelled_by=None,
-            lease_owner=key,
-            lease_until=until,
-        )
+        .values(status="open", **NO_ANSWER, lease_owner=key, lease_until=until)
     )
     return res.rowcount == 1
 
@@ -223,15 +215,7 @@ def unsettle(conn: Connection, task_id: int, key: str, t: float, until: float) -
     res = conn.execute(
         update(tasks)
         .where(tasks.c.id == task_id, tasks.c.status == "labelled")
-        .values(
-            status="disputed",
-            label=None,
-            request_id=None,
-            labelled_at=None,
-            labelled_by=None,
-            lease_owner=key,
-            lease_until=until,
-        )
+        .values(status="disputed", **NO_ANSWER, lease_owner=key, lease_until=until)
     )
     return res.rowcount == 1
 

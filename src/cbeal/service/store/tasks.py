@@ -18,6 +18,7 @@ from sqlalchemy import Connection, and_, case, exists, func, or_, select, true, 
 from cbeal.service.store.tables import answers, samples, tasks
 
 __all__ = [
+    "NO_ANSWER",
     "Holder",
     "close_task",
     "due_labels",
@@ -43,6 +44,15 @@ __all__ = [
 class Holder(NamedTuple):
     key: str  # the lease key, e.g. "alice#3"
     group: str | None = None  # also answers for the keys starting with this
+
+
+#: the columns of a task's answer, cleared (an answer withdrawn)
+NO_ANSWER: dict[str, Any] = {
+    "label": None,
+    "request_id": None,
+    "labelled_at": None,
+    "labelled_by": None,
+}
 
 
 def may(holder: Holder | None, t: float) -> Any:
@@ -192,15 +202,7 @@ def reopen_task(
     res = conn.execute(
         update(tasks)
         .where(tasks.c.id == task_id, tasks.c.status == "labelled", may(holder, t))
-        .values(
-            status="open",
-            label=None,
-            request_id=None,
-            labelled_at=None,
-            labelled_by=None,
-            lease_owner=key,
-            lease_until=until,
-        )
+        .values(status="open", **NO_ANSWER, lease_owner=key, lease_until=until)
     )
     return res.rowcount == 1
 
