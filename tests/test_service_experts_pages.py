@@ -74,7 +74,7 @@ def test_two_labellers_and_a_reviewer(site: dict[str, Any]) -> None:
     url, admin = site["server"].url, site["admin"]
     alice = page_of(site, "alice", "label.html?stream=press-4")
     task1, part1 = current(alice)
-    assert "Second opinion: 2 experts answer this part (0 so far)" in alice.inner_text("#task")
+    assert "Several experts: 2 answer this part (0 so far)" in alice.inner_text("#task")
     alice.keyboard.press("1")  # ok
     gone(alice, part1)
     task2, part2 = current(alice)

@@ -123,9 +123,9 @@ function experts(t, c) {
       el("p", { class: "muted" }, "The model learns the label you give, not theirs.")];
   }
   if (t.answers_needed > 1) {
-    return [el("p", { class: "second" }, `Second opinion: ${t.answers_needed} experts answer ` +
-      `this part (${t.answers_given} so far). The model learns the label once they agree; ` +
-      "you do not see the others' answers.")];
+    return [el("p", { class: "second" }, `Several experts: ${t.answers_needed} answer this ` +
+      `part (${t.answers_given} so far). The model learns the label once they agree; you do ` +
+      "not see the others' answers.")];
   }
   return [];
 }
