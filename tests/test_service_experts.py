@@ -329,3 +329,27 @@ def test_upgrade_from_0002_keeps_every_label_as_an_answer(db: str) -> None:
     engine.dispose()
     assert version == "0003"
     assert [tuple(r) for r in got] == [(1, "label", "alice", "r0"), (3, "label", "bob", "r2")]
+
+
+def test_roles_on_several_answers(db: str) -> None:
+    s = line()
+    with Line(db) as x:
+        start(x, s, labels_per_part=2)
+        t = x.next("ops").json()["task_id"]
+        # a reviewer answers no open part, and a labeller settles none
+        r = x.label("rita", t, "ok")
+        assert r.status_code == 403 and "review" in r.json()["detail"], r.text
+        assert x.label("ops", t, "ok").json()["status"] == "open"  # an admin answers too
+        assert x.next("alice").json()["task_id"] == t
+        assert x.label("alice", t, "fail").json()["status"] == "disputed"
+        # the admin answered this part: it is not offered to the admin for review
+        assert x.get("ops", "/api/v1/streams/line1/reviews/next").status_code == 204
+        rv = x.get("rita", "/api/v1/streams/line1/reviews/next").json()
+        assert rv["task_id"] == t and rv["lease_until"] is not None
+        # held by rita: another reviewer gets nothing, an annotate token may not settle
+        assert x.label("bob", t, "ok").status_code == 403
+        r = x.post("rita", f"/api/v1/tasks/{t}/release", {"request_id": "r1"})
+        assert r.status_code == 200 and r.json()["status"] == "disputed"
+        r = x.post("rita", f"/api/v1/tasks/{t}/cannot-tell", {"request_id": "r2"})
+        assert r.json()["status"] == "cannot_tell"
+        assert x.status()["queue"]["waiting_for_review"] == 0

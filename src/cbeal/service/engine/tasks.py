@@ -216,7 +216,8 @@ class TaskOps(ExpertOps):
         """Give the lease of an open task back: the task is free for the next expert."""
         task = self._task(task_id)
         t = now()
-        if task.status != "open" or task.lease_until is None or task.lease_until <= t:
+        held = task.status in ("open", "disputed")  # a labeller's lease, or a review's
+        if not held or task.lease_until is None or task.lease_until <= t:
             raise Conflict(f"task {task_id} is not leased ({task.status}): nothing to release")
 
         def write(conn: Any, holder: Holder | None, t: float) -> bool:
