@@ -112,6 +112,11 @@ async function refresh() {
     api("GET", `/api/v1/streams/${NAME}/agreement`)]);
   if (me === null) {
     me = await api("GET", "/api/v1/me");
+    if (me.role === "review") {  // a reviewer's page is the review of the disputed parts
+      const link = document.getElementById("labellink");
+      link.href = `label.html?stream=${NAME}&review=1`;
+      link.textContent = "Review parts";
+    }
     if (me.role === "admin") {
       document.getElementById("expertsection").hidden = false;
       expertsForm(st);
