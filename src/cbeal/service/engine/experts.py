@@ -69,8 +69,9 @@ class ExpertOps(TaskBase):
         return len(given) >= 2 or self._needed(task, config) >= 2
 
     def answers_view(self, task: Any) -> dict[str, Any]:
-        """The answers part of the view of `task` (a row with its ``decision``): how many it needs and has, and (once the
-        answers are in, never while labellers are still answering) who gave which."""
+        """The answers part of the view of `task` (a row with its ``decision``): how many
+        it needs and has, and (once the answers are in, never while labellers are still
+        answering) who gave which."""
         config = self.config_of(task.stream_id)
         given = self.answers_of(task.id)
         shown = [] if task.status == "open" else given
