@@ -178,8 +178,8 @@ def test_measured_values_without_a_tolerance_stop_with_what_to_do(
     assert out.returncode == 2
     assert "holds non-whole numbers, measured values" in out.stderr
     assert "give the --tolerance of the measurement" in out.stderr
-    # whole numbers with few values are classes, not measurements
-    pd.read_csv(path).assign(grade=[i % 3 for i in range(40)]).to_csv(path, index=False)
+    # 0/1 are classes, not measurements (other whole numbers are counts: issue 33)
+    pd.read_csv(path).assign(grade=[i % 2 for i in range(40)]).to_csv(path, index=False)
     out = _cli(*base, "--stream", "t2", "--target", "grade", "--tolerance", "0.5")
     assert out.returncode == 2 and "class labels rather than measured values" in out.stderr
     out = _cli(*base, "--stream", "t2", "--target", "torque", "--unit", "Nm")
@@ -275,6 +275,31 @@ def test_create_takes_a_count_budget_with_its_pace_and_a_preset(
     bad = _cli(str(path), "--stream", "count3", *base, "--budget", "20", "--pace", "5")
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
     assert "--pace takes a share of the parts such as 5%" in bad.stderr
+
+
+def test_a_missing_file_is_one_line(tmp_path: Path) -> None:
+    # issue 29 stumble 1: a 25-line traceback
+    out = _cli(str(tmp_path / "nosuch.csv"), "--stream", "x", "--url", "http://127.0.0.1:9")
+    assert out.returncode == 2, out.stderr
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and "nosuch.csv" in lines[0] and "not found" in lines[0], lines
+
+
+def test_replay_reads_what_cbeal_run_reads(service: Server, tmp_path: Path) -> None:
+    # issue 29 stumble 2: a semicolon CSV with decimal commas came through as one column
+    s = line(seed=33)
+    frame = pd.DataFrame(s.X_stream[:30], columns=FEATURES)
+    frame.insert(0, "part_no", [f"s{i}" for i in range(30)])
+    path = tmp_path / "plant.csv"
+    frame.to_csv(path, sep=";", decimal=",", index=False)
+    _stream(service, "semi", 33)
+    out = replay(path, stream="semi", url=service.url, token=None, id_col="part_no")
+    assert out["sent"] == 30
+    stored = httpx.get(f"{service.url}/api/v1/streams/semi", timeout=30).json()
+    assert stored["samples_received"] == 30
+    # a column name off by a letter: the closest one is suggested
+    with pytest.raises(InvalidInputError, match="did you mean 'part_no'"):
+        replay(path, stream="semi", url=service.url, token=None, id_col="part_nr")
 
 
 def test_create_takes_the_experts_settings(service: Server, tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from sklearn.linear_model import LogisticRegression
 
 from cbeal import CbeAL, SimulatedStream, simulate
 from cbeal.checks import yield_checks
-from cbeal.core import BudgetError, ParameterError
+from cbeal.core import RATE_BURST, BudgetError, LabelRate, ParameterError
 from cbeal.models.renewal import RenewedBudget
 
 
@@ -45,11 +45,18 @@ def test_a_count_gives_that_many_more_labels_from_the_next_sample(
 
 def test_a_rate_is_paced_from_the_renewal_not_from_the_start(stream: SimulatedStream) -> None:
     model = model_after(stream, 10, 300)
-    model.renew_budget("5%")  # from the start, 5 % of 300 samples would allow 15 at once
+    # a strict rate: from the start, 5 % of 300 samples would allow 15 at once
+    model.renew_budget(LabelRate(rate=0.05))
     trace = simulate(model, stream.X_stream[300:], stream.y_stream[300:])
     t = np.arange(1, len(trace) + 1)
     assert np.all(np.cumsum(trace.acquired) <= np.floor(0.05 * t + 1e-9))
     assert not trace.acquired[:19].any() and trace.n_acquired >= 3
+    # "5%": the same, at most RATE_BURST labels ahead
+    model = model_after(stream, 10, 300)
+    model.renew_budget("5%")
+    trace = simulate(model, stream.X_stream[300:], stream.y_stream[300:])
+    spent = np.cumsum(trace.acquired)
+    assert np.all(spent <= np.floor(0.05 * t + RATE_BURST + 1e-9)) and spent[18] <= RATE_BURST
 
 
 def test_pending_labels_stay_with_the_budget_that_ends(stream: SimulatedStream) -> None:
@@ -115,7 +122,7 @@ def test_a_renewed_model_is_saved_and_continues_identically(
     a = simulate(model, stream.X_stream[200:], stream.y_stream[200:])
     b = simulate(copy, stream.X_stream[200:], stream.y_stream[200:])
     np.testing.assert_array_equal(a.acquired, b.acquired)
-    assert str(copy.budget_) == "10% of samples from sample 201 on"
+    assert str(copy.budget_) == "10% of samples (up to 5 labels ahead) from sample 201 on"
 
 
 @pytest.mark.parametrize(

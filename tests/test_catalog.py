@@ -122,9 +122,10 @@ def test_one_meaning_for_a_budget_at_every_front_door(text: str, kind: type) -> 
 
 
 def test_budget_words_say_paced_or_at_will() -> None:
-    assert "paced" in describe_budget("10%", 1230) and "123 over these 1230" in describe_budget(
-        "10%", 1230
-    )
+    words = describe_budget("10%", 1230)  # a rate: its token bucket over 1230 parts
+    assert "paced" in words and "up to 5 ahead" in words and "128 over these 1230" in words
+    # cbeal run's reading of the same text over a file of 1230 rows: at most 10 % of it
+    assert "123 over these 1230" in describe_budget(run_budget("10%", 1230)[0], 1230)
     assert describe_budget(86) == "86 labels, spent whenever the agents ask"
 
 

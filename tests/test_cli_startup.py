@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from cbeal.catalog import RECOMMENDED
+
 from .test_userrun import line_frame, write
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -56,7 +58,7 @@ def test_a_commands_help_still_lists_the_catalogs_names() -> None:
     )
     assert done.returncode == 0, done.stderr
     text = " ".join(done.stdout.split())
-    assert "the recommended CBEAL-5F" in text and "CBEAL-6" in text and "logreg-l1" in text
+    assert f"the recommended {RECOMMENDED}" in text and "CBEAL-6" in text and "logreg-l1" in text
     assert "<catalog:" not in text
     rep = subprocess.run(
         [sys.executable, "-m", "cbeal", "reproduce", "--help"],

@@ -156,7 +156,7 @@ LAYERS: dict[str, set[str]] = {
     "plotting": {"core", "trace"},
     "evaluation": {"core", "learners"},
     "adapters": {"core", "models"},
-    "bridges": {"core"},
+    "bridges": {"core", "streams"},
     "tablerun": {
         "catalog",
         "core",
@@ -209,7 +209,7 @@ LAYERS: dict[str, set[str]] = {
         "tablerun",
         "_version",
     },
-    "__init__": {"core", "models", "simulation", "streams", "trace", "_version"},
+    "__init__": {"catalog", "core", "models", "simulation", "streams", "trace", "_version"},
     "__main__": {"cli"},
 }
 

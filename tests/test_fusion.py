@@ -25,7 +25,7 @@ from cbeal.core import (
     QuantilePacer,
     ReinforcedAgent,
     ScoreFusion,
-    preset_agents,
+    paper_agents,
 )
 from cbeal.models.fusion_presets import fusion_of, fusion_pool
 
@@ -332,7 +332,7 @@ def test_fusion_parameters_are_checked() -> None:
 
         _fused(solver=Exp4P()).fit(s.X0, s.y0)
     with pytest.raises(ParameterError, match="agents to CbeAL"):
-        _fused(fusion=ScoreFusion(agents=preset_agents("CBEAL-2"))).fit(s.X0, s.y0)
+        _fused(fusion=ScoreFusion(agents=paper_agents("CBEAL-2"))).fit(s.X0, s.y0)
 
 
 def test_an_always_asking_member_alone_is_paced() -> None:

@@ -23,6 +23,7 @@ from cbeal import (
     make_stream,
     simulate,
 )
+from cbeal.core import RATE_BURST
 from cbeal.learners import PlattSVC
 
 
@@ -229,7 +230,7 @@ def test_rate_budget_is_never_exceeded_and_paces_spending() -> None:
     trace = simulate(model, s.X_stream, s.y_stream)
     spent = np.cumsum(trace.acquired)
     seen = np.arange(1, len(trace) + 1)
-    assert (spent <= np.floor(rate * seen + 1e-9)).all()
+    assert (spent <= np.floor(rate * seen + RATE_BURST + 1e-9)).all()  # the token bucket
     total = cbeal6(int(rate * len(trace)), seed=2).fit(s.X0, s.y0)
     hard = simulate(total, s.X_stream, s.y_stream)
     # the hard count is spent early; the rate spreads the labels over the whole stream
@@ -344,18 +345,20 @@ def test_threads_sharing_a_model_lose_nothing(stream: SimulatedStream) -> None:
 
 
 def test_the_default_preset_is_the_recommended_one_and_named_presets_are_unchanged() -> None:
-    from cbeal.core import EqualWeights, Exp4P, ScoreFusion
+    from cbeal.core import DEFAULT_PACE, EqualWeights, Exp4P, ScoreFusion
 
     model = CbeAL.from_preset(estimator=LogisticRegression(), budget=0.05)
     assert [n for n, _ in model.agents] == ["RAL1", "RAL2", "ENT", "VU", "MIN"]
     assert isinstance(model.fusion, ScoreFusion) and model.solver is None
     assert isinstance(model.fusion.weights, EqualWeights) and model.epsilon == 0.0
+    assert model.fusion.pacer == "deficit"  # issue 32, round 5: CBEAL-5D
     assert model.agents[2][1].budget_fraction == 0.05
     same = CbeAL.from_preset(estimator=LogisticRegression(), budget=40, budget_fraction=0.05)
     assert repr(same.agents) == repr(model.agents)
     assert same.fusion.budget_fraction == 0.05
-    with pytest.raises(ParameterError, match="rate"):
-        CbeAL.from_preset(estimator=LogisticRegression(), budget=40)
+    # a count alone is paced at the default pace (issue 32: it was refused)
+    alone = CbeAL.from_preset(estimator=LogisticRegression(), budget=40)
+    assert alone.agents[2][1].budget_fraction == DEFAULT_PACE
     previous = CbeAL.from_preset("CBEAL-4U", estimator=LogisticRegression(), budget=0.05)
     assert [n for n, _ in previous.agents] == ["RAL1", "RAL2", "ENT", "VU"]
     assert isinstance(previous.solver, Exp4P) and previous.solver.eta == 0.2

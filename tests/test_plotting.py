@@ -98,7 +98,7 @@ def test_stream_plots_draw_against_time(trace: object) -> None:
 
 
 @pytest.mark.parametrize(
-    ("budget", "first", "last"), [("10%", 0, -10), (28, 28, 28), ("LabelRate()", None, None)]
+    ("budget", "first", "last"), [("10%", 5, -10), (28, 28, 28), ("LabelRate()", None, None)]
 )
 def test_the_budget_line_climbs_for_a_paced_rate_and_is_flat_for_a_count(
     trace: object, budget: object, first: int | None, last: int | None
@@ -113,7 +113,8 @@ def test_the_budget_line_climbs_for_a_paced_rate_and_is_flat_for_a_count(
         assert set(drawn) == {"labels spent"}
     else:
         allowed = drawn["allowed by the budget"]
-        last = last if last > 0 else len(tr) // -last  # type: ignore[operator]  # 10 %: n // 10
+        # 10 %: n // 10, and the rate's burst of 5 from the start
+        last = last if last > 0 else len(tr) // -last + first  # type: ignore[operator]
         assert (allowed[0], allowed[-1]) == (first, last)
         assert np.all(np.diff(allowed) >= 0) and (budget != 28 or (allowed == 28).all())
     plt.close("all")

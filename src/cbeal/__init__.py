@@ -32,7 +32,7 @@ _LAZY = {
     "SpaceFillingAgent": "cbeal.core",
     "TaskError": "cbeal.core",
     "UnknownLabelError": "cbeal.core",
-    "preset_agents": "cbeal.core",
+    "preset_agents": "cbeal.catalog",
     "CbeAL": "cbeal.models",
     "RenewedBudget": "cbeal.models.renewal",
     "SingleAgentLearner": "cbeal.models",
@@ -57,6 +57,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover
+    from cbeal.catalog import preset_agents
     from cbeal.core import (
         Agent,
         Budget,
@@ -78,7 +79,6 @@ if TYPE_CHECKING:  # pragma: no cover
         SpaceFillingAgent,
         TaskError,
         UnknownLabelError,
-        preset_agents,
     )
     from cbeal.models import CbeAL, SingleAgentLearner, StreamLearner
     from cbeal.models.renewal import RenewedBudget

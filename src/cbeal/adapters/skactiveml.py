@@ -31,7 +31,7 @@ from cbeal.core import (
     InvalidInputError,
     ParameterError,
     Params,
-    preset_agents,
+    paper_agents,
 )
 from cbeal.core.validation import check_features, check_seed, label_index
 
@@ -77,7 +77,7 @@ class CbealStreamStrategy(Params):
     >>> for t in range(10, 60):
     ...     idx = qs.query(X[[t]], clf=clf)
     ...     qs = qs.update(X[[t]], idx, y=y[[t]][idx])
-    >>> 0 < len(qs.rewards_) <= 0.2 * 50
+    >>> 0 < len(qs.rewards_) <= 0.2 * 50 + 5     # 20 %, and the rate's burst of 5
     True
     """
 
@@ -230,7 +230,7 @@ class CbealStreamStrategy(Params):
             raise ParameterError(f"reward ρ+ must be a finite number > 0, got {reward!r}")
         if not (isinstance(penalty, (int, float)) and math.isfinite(penalty) and penalty < 0):
             raise ParameterError(f"penalty ρ− must be a finite number < 0, got {penalty!r}")
-        agents = preset_agents(self.agents) if isinstance(self.agents, str) else self.agents
+        agents = paper_agents(self.agents) if isinstance(self.agents, str) else self.agents
         if not isinstance(agents, Sequence):
             raise ParameterError(f"agents must be a preset name or a list, got {agents!r}")
         policy = AgentEnsemble(agents=list(agents), solver=self.solver, epsilon=self.epsilon)

@@ -39,10 +39,19 @@ def _table(
     columns left out of the features (text)."""
     import pandas as pd
 
-    frame = pd.read_parquet(path) if path.suffix in (".parquet", ".pq") else pd.read_csv(path)
-    for col in (id_col, label, time_col):
-        if col is not None and col not in frame.columns:
-            raise ValueError(f"no column {col!r} in {path.name}; columns: {list(frame.columns)}")
+    from cbeal.streams.table import check_column
+    from cbeal.streams.tablefile import decimal_commas, read_file
+
+    # `cbeal run`'s reader: the separator and decimal commas detected, one-line errors
+    frame, _ = read_file(path)
+    for col, role, option in (
+        (id_col, "id", "`id`"),
+        (label, "label", "`label`"),
+        (time_col, "time", "`time`"),
+    ):
+        if col is not None:
+            check_column(col, list(frame.columns), role=role, option=option)
+    frame, _ = decimal_commas(frame, skip=[c for c in (id_col,) if c])
     if time_col is not None:
         frame = frame.iloc[np.argsort(_seconds(frame, time_col), kind="stable")]
     drop = {c for c in (id_col, label, time_col, *exclude) if c}

@@ -24,7 +24,7 @@ from cbeal.catalog.learners import (
     learner_entry,
     regressor_entry,
 )
-from cbeal.catalog.presets import PRESETS, RECOMMENDED, PresetEntry, preset_entry, preset_pool
+from cbeal.catalog.presets import PRESETS, RECOMMENDED, PresetEntry, preset_agents, preset_entry
 from cbeal.catalog.strategies import strategy_entry, strategy_names
 
 __all__ = [
@@ -45,8 +45,8 @@ __all__ = [
     "labels_allowed",
     "learner",
     "learner_entry",
+    "preset_agents",
     "preset_entry",
-    "preset_pool",
     "regressor_entry",
     "strategy_entry",
     "strategy_names",

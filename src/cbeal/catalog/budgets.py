@@ -20,8 +20,8 @@ __all__ = ["budget", "budget_share", "describe_budget", "labels_allowed"]
 def budget(value: Any) -> Budget:
     """A fresh budget from a count, a share, a percentage text or a :class:`Budget`.
 
-    >>> budget("2%"), budget("50"), budget(0.05)
-    (LabelRate(rate=0.02), LabelCount(total=50), LabelRate(rate=0.05))
+    >>> budget("2%"), budget("50")
+    (LabelRate(rate=0.02, burst=5.0), LabelCount(total=50))
     """
     return as_budget(value)
 
@@ -30,7 +30,10 @@ def labels_allowed(value: Any, n_stream: int) -> int:
     """The most labels `value` lets a stream of `n_stream` parts spend.
 
     >>> labels_allowed("10%", 485), labels_allowed(50, 485), labels_allowed(900, 485)
-    (48, 50, 485)
+    (53, 50, 485)
+    >>> from cbeal.core import LabelRate
+    >>> labels_allowed(LabelRate(rate=0.1, burst=5, total=48), 485)
+    48
     """
     b = budget(value)
     if isinstance(b, LabelRate):
@@ -55,8 +58,9 @@ def budget_share(value: Any, n_stream: int | None = None) -> float:
 def describe_budget(value: Any, n_stream: int | None = None) -> str:
     """The budget in words, with its meaning (paced or spent at will).
 
-    >>> describe_budget("10%", 485)
-    '10% of the parts, paced (at most 10 labels per 100 parts; 48 over these 485 parts)'
+    >>> describe_budget("10%", 485).split("; ")
+    ['10% of the parts, paced (at most 10 labels per 100 parts, up to 5 ahead of that pace',
+     '53 over these 485 parts)']
     >>> describe_budget(50)
     '50 labels, spent whenever the agents ask'
     """

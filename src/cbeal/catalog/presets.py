@@ -12,11 +12,12 @@ from typing import Any
 from cbeal.catalog._names import lookup
 from cbeal.catalog.agents import agent_entry
 from cbeal.core.agent import Agent
+from cbeal.core.budget import DEFAULT_PACE
 from cbeal.core.exceptions import ParameterError
 from cbeal.core.exp4p import Exp4P
-from cbeal.core.presets import PRESETS as PAPER_PRESETS
+from cbeal.core.presets import PAPER_PRESETS
 
-__all__ = ["PRESETS", "RECOMMENDED", "PresetEntry", "preset_entry", "preset_pool"]
+__all__ = ["PRESETS", "RECOMMENDED", "PresetEntry", "preset_agents", "preset_entry"]
 
 
 @dataclass(frozen=True)
@@ -151,10 +152,19 @@ def preset_entry(name: str | None = None) -> PresetEntry:
     return PRESETS[RECOMMENDED] if name is None else lookup(PRESETS, name, "preset")
 
 
-def preset_pool(name: str | None, budget_fraction: float | None = None) -> list[tuple[str, Agent]]:
-    """Fresh (name, agent) pairs of preset `name`, built for a budget share of the stream.
+def preset_agents(
+    name: str | None = None, budget_fraction: float | None = None
+) -> list[tuple[str, Agent]]:
+    """Fresh (name, agent) pairs of any preset `name` (None: the recommended one), the agents
+    that pace themselves built for the budget share `budget_fraction` (default
+    :data:`~cbeal.core.DEFAULT_PACE`). The one resolver of preset names;
+    :func:`cbeal.core.paper_agents` holds the paper's table alone.
 
-    >>> [n for n, _ in preset_pool("CBEAL-4U", 0.05)]
+    >>> [n for n, _ in preset_agents("CBEAL-4U", 0.05)]
     ['RAL1', 'RAL2', 'ENT', 'VU']
+    >>> [n for n, _ in preset_agents()], [n for n, _ in preset_agents("cbeal-2")]
+    (['RAL1', 'RAL2', 'ENT', 'VU', 'MIN'], ['LD1', 'RAL1'])
     """
-    return preset_entry(name).pool(budget_fraction)
+    entry = preset_entry(name)
+    share = DEFAULT_PACE if budget_fraction is None and entry.paces else budget_fraction
+    return entry.pool(share)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cbeal.catalog._names import UnknownNameError, key
+from cbeal.catalog._names import lookup
 from cbeal.catalog.agents import AGENTS, ALIASES, AgentEntry
 from cbeal.catalog.presets import PRESETS, PresetEntry
 
@@ -24,17 +24,5 @@ def strategy_entry(name: str) -> PresetEntry | AgentEntry:
     >>> strategy_entry("ent").label
     'entropy sampler'
     """
-    by_key: dict[str, PresetEntry | AgentEntry] = {key(n): e for n, e in PRESETS.items()}
-    by_key.update({key(n): e for n, e in AGENTS.items()})
-    by_key.update({key(a): AGENTS[n] for a, n in ALIASES.items()})
-    found = by_key.get(key(name)) if isinstance(name, str) else None
-    if found is None:
-        import difflib
-
-        close = difflib.get_close_matches(key(str(name)), list(by_key), n=1, cutoff=0.6)
-        hint = f"did you mean {by_key[close[0]].name!r}? " if close else ""
-        raise UnknownNameError(
-            f"unknown strategy {name!r}; {hint}choose a preset ({', '.join(PRESETS)}) or an "
-            f"agent ({', '.join(AGENTS)})"
-        )
-    return found
+    table: dict[str, PresetEntry | AgentEntry] = {**PRESETS, **AGENTS}
+    return lookup(table, name, "strategy (a preset or an agent)", ALIASES)

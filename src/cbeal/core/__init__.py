@@ -34,7 +34,7 @@ from cbeal.core.minority import MinorityAgent
 from cbeal.core.pacer import QuantilePacer
 from cbeal.core.params import Params
 from cbeal.core.policy import Policy, Proposal
-from cbeal.core.presets import PRESETS, preset_agents, single_agent
+from cbeal.core.presets import PAPER_PRESETS, paper_agents, single_agent
 from cbeal.core.regression import RegressionContext, ReinforcedSpreadAgent
 from cbeal.core.reinforced import ReinforcedAgent
 from cbeal.core.single import SingleAgentPolicy
@@ -43,7 +43,7 @@ from cbeal.core.spread_rank import SpreadRankAgent
 
 __all__ = [
     "DEFAULT_PACE",
-    "PRESETS",
+    "PAPER_PRESETS",
     "RATE_BURST",
     "Agent",
     "AgentEnsemble",
@@ -86,6 +86,6 @@ __all__ = [
     "TaskError",
     "UnknownLabelError",
     "as_budget",
-    "preset_agents",
+    "paper_agents",
     "single_agent",
 ]

@@ -254,7 +254,7 @@ class LabelRate(Budget):
     def __str__(self) -> str:
         text = f"{100 * float(self.rate):g}% of samples"
         if float(self.burst) > 0:
-            text += f", up to {float(self.burst):g} labels ahead"
+            text += f" (up to {float(self.burst):g} labels ahead)"
         if self.window is not None:
             text += f", at most {self.max_in_window} in any {self.window}"
         if self.total is not None:
@@ -281,7 +281,8 @@ def as_budget(value: Any) -> Budget:
     ``"2%"`` is a :class:`LabelRate`; a :class:`Budget` is cloned.
 
     >>> as_budget(148), as_budget(0.02), as_budget("2%"), as_budget(20.0)
-    (LabelCount(total=148), LabelRate(rate=0.02), LabelRate(rate=0.02), LabelCount(total=20))
+    (LabelCount(total=148), LabelRate(rate=0.02, burst=5.0), LabelRate(rate=0.02, burst=5.0),
+     LabelCount(total=20))
     """
     if isinstance(value, Budget):
         return value.clone().start()

@@ -83,9 +83,9 @@ class AgentEnsemble(Policy):
 
     @classmethod
     def _unit_test_params(cls) -> list[dict[str, Any]]:
-        from cbeal.core.presets import preset_agents
+        from cbeal.core.presets import paper_agents
 
-        return [{"agents": preset_agents("CBEAL-4*"), "epsilon": 0.05}]
+        return [{"agents": paper_agents("CBEAL-4*"), "epsilon": 0.05}]
 
     def __init__(
         self, *, agents: Sequence[Any], solver: Exp4P | None = None, epsilon: float = 0.01

@@ -100,9 +100,9 @@ class ScoreFusion(Policy):
 
     @classmethod
     def _unit_test_params(cls) -> list[dict[str, Any]]:
-        from cbeal.core.presets import preset_agents
+        from cbeal.core.presets import paper_agents
 
-        return [{"agents": preset_agents("CBEAL-4*"), "budget_fraction": 0.1, "epsilon": 0.05}]
+        return [{"agents": paper_agents("CBEAL-4*"), "budget_fraction": 0.1, "epsilon": 0.05}]
 
     def __init__(
         self,

@@ -15,7 +15,7 @@ from cbeal.core.low_density import LowDensityAgent
 from cbeal.core.reinforced import ReinforcedAgent
 from cbeal.core.space_filling import SpaceFillingAgent
 
-__all__ = ["PAPER_AGENTS", "PRESETS", "preset_agents", "single_agent"]
+__all__ = ["PAPER_AGENTS", "PAPER_PRESETS", "paper_agents", "single_agent"]
 
 #: The paper's agents by their table name: the class and its parameters.
 PAPER_AGENTS: dict[str, tuple[type[Agent], dict[str, Any]]] = {
@@ -31,7 +31,7 @@ PAPER_AGENTS: dict[str, tuple[type[Agent], dict[str, Any]]] = {
 
 #: The paper's presets: pairs of one exploration and one exploitation agent, in the order
 #: of Table 1 (pair 1: LD1+RAL1, 2: LD2+RAL2, 3: SPF1+RAL3, 4: LD3+RAL4).
-PRESETS: dict[str, tuple[str, ...]] = {
+PAPER_PRESETS: dict[str, tuple[str, ...]] = {
     "CBEAL-2": ("LD1", "RAL1"),
     "CBEAL-4": ("LD1", "RAL1", "LD2", "RAL2"),
     "CBEAL-4*": ("LD1", "RAL1", "SPF1", "RAL3"),
@@ -55,15 +55,16 @@ def single_agent(name: str) -> Agent:
     return cls(**params)
 
 
-def preset_agents(name: str) -> list[tuple[str, Agent]]:
+def paper_agents(name: str) -> list[tuple[str, Agent]]:
     """Fresh (name, agent) pairs of the paper's preset `name`.
 
-    >>> [n for n, _ in preset_agents("CBEAL-6")]
+    >>> [n for n, _ in paper_agents("CBEAL-6")]
     ['LD1', 'RAL1', 'LD2', 'RAL2', 'SPF1', 'RAL3']
     """
     key = name.upper().replace("_", "-")
-    if key not in PRESETS:
+    if key not in PAPER_PRESETS:
         raise ParameterError(
-            f"unknown preset {name!r}; the paper's presets are {', '.join(PRESETS)}"
+            f"unknown preset {name!r}; the paper's presets are {', '.join(PAPER_PRESETS)} "
+            "(every preset by name: cbeal.preset_agents)"
         )
-    return [(a, single_agent(a)) for a in PRESETS[key]]
+    return [(a, single_agent(a)) for a in PAPER_PRESETS[key]]

@@ -10,8 +10,9 @@ import importlib.util
 from typing import Any
 
 from cbeal.catalog import agent
-from cbeal.core import Exp4P, LabelRate, ParameterError, preset_agents, single_agent
-from cbeal.core.presets import PRESETS as PAPER_PRESETS
+from cbeal.core import Exp4P, LabelRate, ParameterError, single_agent
+from cbeal.core import paper_agents as paper_preset
+from cbeal.core.presets import PAPER_PRESETS
 from cbeal.evaluation import REFERENCES
 from cbeal.experiments.method import Builder, Method, paper_agents
 from cbeal.models import CbeAL, SingleAgentLearner, StreamLearner
@@ -42,7 +43,7 @@ def _cbeal(preset: str, *, ewma: bool = True, paced: bool = False) -> Builder:
         # paced: the same B labels, spent at most at the rate B / n over the stream
         spend = LabelRate(rate=budget / n_stream, total=budget) if paced else budget
         return CbeAL(
-            agents=preset_agents(preset),
+            agents=paper_preset(preset),
             solver=solver,
             epsilon=0.01,
             estimator=est,

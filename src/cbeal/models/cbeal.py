@@ -16,7 +16,7 @@ from cbeal.core import (
     ParameterError,
     ScoreFusion,
     as_budget,
-    preset_agents,
+    paper_agents,
 )
 from cbeal.core.agent import Agent
 from cbeal.models.fusion_presets import fusion_of
@@ -108,7 +108,7 @@ class CbeAL(StreamLearner):
 
         return [
             {
-                "agents": preset_agents("CBEAL-4"),
+                "agents": paper_agents("CBEAL-4"),
                 "estimator": learner("logreg"),
                 "budget": 9,
                 "random_state": 3,

@@ -24,7 +24,7 @@ from cbeal.catalog import (
     strategy_entry,
 )
 from cbeal.catalog._names import key
-from cbeal.core import Budget, BudgetError, InvalidInputError, LabelCount, ParameterError
+from cbeal.core import Budget, BudgetError, InvalidInputError, LabelCount, LabelRate, ParameterError
 
 __all__ = [
     "CLASSIFIER",
@@ -206,10 +206,22 @@ def run_budget(text: str | float, n_stream: int) -> tuple[Budget, int]:
     """The budget of `text` (a share is a paced rate, a whole number a count) and the most
     labels it allows over a stream of `n_stream` rows.
 
+    A share of a file's rows is also a total: ``"2%"`` of 485 rows is at most 9 labels,
+    paced with the rate's token bucket (a few labels ahead of ``0.02 · t`` when the rows
+    score high), never more than 2 % of the file.
+
     >>> run_budget("2%", 485), run_budget("25", 485)
-    ((LabelRate(rate=0.02), 9), (LabelCount(total=25), 25))
+    ((LabelRate(rate=0.02, burst=5.0, total=9), 9), (LabelCount(total=25), 25))
     """
     spend = budget(text)
+    if isinstance(spend, LabelRate) and spend.total is None:
+        share = math.floor(float(spend.rate) * n_stream + 1e-9)
+        if share < 1:
+            raise BudgetError(
+                f"the budget {text!r} allows no label over a stream of {n_stream} rows; raise "
+                "the `budget` or use more data"
+            )
+        spend = spend.set_params(total=share)
     labels = labels_allowed(spend, n_stream)
     if isinstance(spend, LabelCount) and spend.total > n_stream:
         raise BudgetError(

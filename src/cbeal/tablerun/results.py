@@ -77,9 +77,11 @@ def budget_use(given: str | float, spend: Budget, labels: int, n_stream: int) ->
     """The budget `spend` (read from `given`) over `n_stream` rows, allowing `labels`.
 
     >>> from cbeal.core import as_budget
-    >>> use = budget_use("10%", as_budget("10%"), 4, 40)
+    >>> use = budget_use("10%", as_budget("10%").set_params(burst=0), 4, 40)
     >>> use.kind, use.allowance[[0, 9, 10, 39]].tolist()
     ('paced rate', [0, 1, 1, 4])
+    >>> budget_use("10%", as_budget("10%"), 4, 40).allowance[[0, 9, 10, 39]].tolist()
+    [5, 6, 6, 9]
     >>> budget_use("3", as_budget("3"), 3, 40).allowance[[0, 39]].tolist()
     [3, 3]
     """
