@@ -300,3 +300,20 @@ def test_replay_reads_what_cbeal_run_reads(service: Server, tmp_path: Path) -> N
     # a column name off by a letter: the closest one is suggested
     with pytest.raises(InvalidInputError, match="did you mean 'part_no'"):
         replay(path, stream="semi", url=service.url, token=None, id_col="part_nr")
+
+
+def test_create_takes_the_experts_settings(service: Server, tmp_path: Path) -> None:
+    # issue 30: several experts per part, set when the file creates the stream
+    s = line(seed=30)
+    path = _labelled_file(tmp_path / "experts.csv", s, [f"e{i}" for i in range(80)])
+    base = ("--url", service.url, "--id", "part", "--create", "--target", "quality")
+    out = _cli(
+        str(path), "--stream", "experts1", *base, "--exclude", "operator",
+        "--labels-per-part", "2", "--second-opinion-below", "0.7",
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    status = httpx.get(f"{service.url}/api/v1/streams/experts1", timeout=30).json()
+    assert status["labels_per_part"] == 2 and status["second_opinion_below"] == 0.7
+    bad = _cli(str(path), "--stream", "experts2", *base, "--second-opinion-below", "1.5")
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
+    assert "--second-opinion-below is a certainty in (0, 1], got 1.5" in bad.stderr

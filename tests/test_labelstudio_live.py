@@ -175,7 +175,9 @@ class Line:
     """`cbeal serve` with a stream of 300 samples, its tokens, and the CLI's environment;
     with `measured`, a regression stream (torque in Nm, AI4I 2020) instead of classes."""
 
-    def __init__(self, tmp: Path, undo_seconds: float, measured: bool = False) -> None:
+    def __init__(
+        self, tmp: Path, undo_seconds: float, measured: bool = False, per_part: int = 1
+    ) -> None:
         self.db = f"sqlite:///{tmp / 'cbeal.db'}"
         self.env = {**os.environ}
         self.env["CBEAL_TOKEN"] = _ok(
@@ -198,7 +200,8 @@ class Line:
             config, rows = regression_config(), X[30:330]
         else:
             s = line(seed=3)
-            self.stream, config, rows = "line1", stream_config(s), s.X_stream[:300]
+            config = stream_config(s, labels_per_part=per_part)
+            self.stream, rows = "line1", s.X_stream[:300]
         assert self.http.post("/api/v1/streams", json=config).status_code == 201
         samples = [{"id": f"p{i}", "x": x.tolist()} for i, x in enumerate(rows)]
         self.http.post(f"/api/v1/streams/{self.stream}/samples", json={"samples": samples})
@@ -256,10 +259,10 @@ class Line:
 
 @pytest.fixture
 def cbeal_line(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Line]:
-    undo_seconds, measured = (
-        request.param if isinstance(request.param, tuple) else (request.param, False)
+    undo_seconds, measured, per_part = (
+        (*request.param, 1)[:3] if isinstance(request.param, tuple) else (request.param, False, 1)
     )
-    the = Line(tmp_path, undo_seconds=undo_seconds, measured=measured)
+    the = Line(tmp_path, undo_seconds=undo_seconds, measured=measured, per_part=per_part)
     try:
         yield the
     finally:
@@ -408,3 +411,40 @@ def test_a_measured_value_typed_in_label_studio_is_learned(
     assert "1 unchanged" in out.stdout and "1 refused" in out.stdout, out.stdout
     assert "not a plausible measured value" in out.stderr
     assert cb.task(t2)["status"] == "open"
+
+
+@pytest.mark.parametrize("cbeal_line", [(3600.0, False, 2)], indirect=True)
+def test_two_annotations_of_one_task_are_two_answers(
+    label_studio: LabelStudio, cbeal_line: Line
+) -> None:
+    # issue 30: a stream that asks two experts per part; two Label Studio annotations of one
+    # task are two answers: agreed, the label is learned once; differing, a review settles
+    ls, cb = label_studio, cbeal_line
+    project = cb.project(ls, "two experts")
+    pushed = cb.push(ls, project, limit=2)
+    t1, t2 = pushed
+    ls.annotate(pushed[t1], "ok")
+    assert eventually(lambda: cb.task(t1)["answers_given"] == 1)
+    assert cb.task(t1)["status"] == "open" and cb.task(t1)["label"] is None
+    ls.annotate(pushed[t1], "ok")
+    assert eventually(lambda: cb.task(t1)["status"] == "labelled")
+    assert cb.task(t1)["label"] == "ok"
+    ls.annotate(pushed[t2], "ok")
+    ls.annotate(pushed[t2], "fail")
+    assert eventually(lambda: cb.task(t2)["status"] == "disputed")
+    assert sorted(a["label"] for a in cb.task(t2)["answers"]) == ["fail", "ok"]
+    assert all(a["by"].startswith("label-studio:user-") for a in cb.task(t2)["answers"])
+    # the reviewer settles it in cbeal; the settled label is the part's label
+    review = _ok("token", "create", "--role", "review", "--name", "rita", "--db", cb.db,
+                 env=cb.env).strip()  # fmt: skip
+    rita = {"Authorization": f"Bearer {review}"}
+    got = httpx.get(f"{cb.server.url}/api/v1/streams/line1/reviews/next", headers=rita)
+    assert got.status_code == 200 and got.json()["task_id"] == t2
+    r = httpx.post(
+        f"{cb.server.url}/api/v1/tasks/{t2}/label",
+        headers=rita,
+        json={"label": "fail", "request_id": "review-1"},
+    )
+    assert r.status_code == 200 and r.json()["label"] == "fail"
+    agreement = cb.http.get("/api/v1/streams/line1/agreement").json()
+    assert agreement["parts"] == {"agreed": 1, "disputed": 0, "settled": 1}

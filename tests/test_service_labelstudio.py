@@ -429,3 +429,53 @@ def test_the_labelling_configuration_is_valid_xml() -> None:
     assert choices is not None and choices.get("name") == "quality"
     assert [c.get("value") for c in choices] == ["ok", "fail", 'a "quoted" class']
     assert root.find("Table").get("value") == "$part"  # type: ignore[union-attr]
+
+
+def test_several_annotations_of_one_task_are_several_answers(tmp_path: Path) -> None:
+    # issue 30: a stream that asks two experts per part; each Label Studio annotation is one
+    # answer (by its annotator), a disagreement goes to review, and an annotation of the
+    # disputed task from a webhook whose token may review (here: an admin) settles it
+    app = create_app(
+        Settings(db=f"sqlite:///{tmp_path / 'ls2.db'}", open=True, undo_seconds=3600.0)
+    )
+    with TestClient(app) as service:
+        s = line(seed=3)
+        service.post("/api/v1/streams", json=stream_config(s, labels_per_part=2))
+        rows = [{"id": f"p{i}", "x": s.X_stream[i].tolist()} for i in range(300)]
+        service.post("/api/v1/streams/line1/samples", json={"samples": rows})
+        a = next_task(service)
+        first = recorded("annotation_created", a)  # annotation 1 by user 1: fail
+        r = hook(service, first)
+        assert r.json()["outcome"] == "labelled" and r.json()["status"] == "open"
+        assert r.json()["answers_given"] == 1 and r.json()["label"] is None
+        assert hook(service, first).json()["outcome"] == "unchanged"  # a retry
+        # annotation 1 updated to ok: its answer replaced, still one answer
+        r = hook(service, recorded("annotation_updated", a))
+        assert r.json()["outcome"] == "relabelled" and r.json()["answers_given"] == 1
+        # annotation 3 by user 2 says fail: two answers that differ, the part is disputed
+        second = recorded("annotation_created_2", a)
+        second["annotation"]["completed_by"] = 2
+        second["annotation"]["result"][0]["value"]["choices"] = ["fail"]
+        r = hook(service, second)
+        assert r.json()["status"] == "disputed", r.text
+        view = service.get(f"/api/v1/tasks/{a}").json()
+        assert {(x["by"], x["label"]) for x in view["answers"]} == {
+            ("label-studio:user-1", "ok"),
+            ("label-studio:user-2", "fail"),
+        }
+        # annotation 3 deleted in Label Studio: its answer withdrawn, the part open again
+        deleted = recorded("annotation_deleted")
+        deleted["annotations"] = [{"id": 3}]
+        (res,) = hook(service, deleted).json()["results"]
+        assert (res["task_id"], res["outcome"]) == (a, "withdrawn")
+        assert service.get(f"/api/v1/tasks/{a}").json()["status"] == "open"
+        assert hook(service, second).json()["status"] == "disputed"  # sent again
+        # the review's result is the settled label
+        review = recorded("annotation_created_2", a)
+        review["annotation"].update(id=99, completed_by=7)
+        r = hook(service, review)
+        assert r.json()["status"] == "labelled" and r.json()["label"] == "ok", r.text
+        kinds = {(x["by"], x["kind"]) for x in service.get(f"/api/v1/tasks/{a}").json()["answers"]}
+        assert ("label-studio:user-7", "settle") in kinds
+        rep = service.get("/api/v1/streams/line1/agreement").json()
+        assert rep["parts"] == {"agreed": 0, "disputed": 0, "settled": 1}

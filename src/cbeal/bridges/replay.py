@@ -133,6 +133,8 @@ def replay(
     learner: str | None = None,
     tolerance: float | None = None,
     unit: str | None = None,
+    labels_per_part: int | None = None,
+    second_opinion_below: float | None = None,
     labels: Callable[[Any, str, bool], Any] | None = None,
     answer: bool = False,
     limit: int | None = None,
@@ -150,13 +152,24 @@ def replay(
     `speed` replays at that many times the pace of `time_col` (1: the original pace;
     None: as fast as the service takes the rows). `clock` and `sleep` keep the pace.
     `learner` of a created stream: default logreg, or with a `tolerance` the service's
-    regressor. `labels(frame, label, measured)` gives the label column's values, measured
+    regressor. `labels_per_part` and `second_opinion_below` of a created stream: how many
+    experts answer each part (the service's defaults when None).
+    `labels(frame, label, measured)` gives the label column's values, measured
     values or classes, or raises saying what to do (default: the column as it is).
     """
     if tolerance is not None and not (tolerance > 0 and np.isfinite(tolerance)):
         raise ParameterError(
             f"`tolerance` must be a number > 0, got {tolerance!r}: the half-width of the band "
             "around the measured value that counts as right, in the column's unit"
+        )
+    if second_opinion_below is not None and not 0 < second_opinion_below <= 1:
+        raise ParameterError(
+            f"`second_opinion_below` is a certainty in (0, 1], got {second_opinion_below!r}: "
+            "a part the model was less sure of than this gets a second answer, e.g. 0.7"
+        )
+    if labels_per_part is not None and not 1 <= labels_per_part <= 10:
+        raise ParameterError(
+            f"`labels_per_part` is a whole number from 1 to 10, got {labels_per_part!r}"
         )
     if unit is not None and tolerance is None:
         raise ParameterError("`unit` names the unit of measured values: give the `tolerance` too")
@@ -198,6 +211,12 @@ def replay(
                 "budget": budget,
                 **({} if budget_fraction is None else {"budget_fraction": budget_fraction}),
                 **({} if preset is None else {"preset": preset}),
+                **({} if labels_per_part is None else {"labels_per_part": labels_per_part}),
+                **(
+                    {}
+                    if second_opinion_below is None
+                    else {"second_opinion_below": second_opinion_below}
+                ),
                 "initial": {
                     "x": _rows(frame.iloc[:initial], features),
                     "y": truth[:initial],

@@ -134,6 +134,20 @@ def _replay_parser(sub: Any) -> None:
         f"with --tolerance (default: bayesian-ridge): {catalog_choices('regressors')}",
     )
     rep.add_argument(
+        "--labels-per-part",
+        type=int,
+        default=None,
+        help="with --create: how many experts answer each asked part (default 1)",
+    )
+    rep.add_argument(
+        "--second-opinion-below",
+        type=float,
+        default=None,
+        metavar="CERTAINTY",
+        help="with --create: a part the model was less sure of than this (e.g. 0.7) gets a "
+        "second expert's answer",
+    )
+    rep.add_argument(
         "--answer",
         action="store_true",
         help="label every asked part from --label (the file plays the expert)",
@@ -206,6 +220,8 @@ def run_replay(args: argparse.Namespace) -> int:
         learner=args.learner,
         tolerance=args.tolerance,
         unit=args.unit,
+        labels_per_part=args.labels_per_part,
+        second_opinion_below=args.second_opinion_below,
         labels=_label_values(args.create),
         answer=args.answer,
         limit=args.limit,

@@ -120,7 +120,7 @@ def _started_lines(args: argparse.Namespace, db: str) -> list[str]:
         where = "" if args.db is None else f" --db '{redact(db)}'"
         lines.append(
             "cbeal serve: every request needs a token; create one with: cbeal token create "
-            f"--role admin --name you{where}  (roles: ingest, annotate, admin)"
+            f"--role admin --name you{where}  (roles: ingest, annotate, review, admin)"
         )
     lines.append("cbeal serve: stop with Ctrl-C")
     return lines
@@ -197,7 +197,7 @@ def _token_parser(sub: Any) -> None:
     create.add_argument(
         "--role",
         required=True,
-        choices=("ingest", "annotate", "admin"),
+        choices=("ingest", "annotate", "review", "admin"),
         help="what the token may do",
     )
     create.add_argument("--name", default="cli", help="who uses it (shown in the audit)")

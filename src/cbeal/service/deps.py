@@ -23,9 +23,11 @@ from cbeal.service.engine.tokens import Principal, task_stream
 __all__ = [
     "Admin",
     "Annotate",
+    "Answer",
     "AnyRole",
     "Ingest",
     "Operator",
+    "Review",
     "ServiceDep",
     "TaskId",
     "TokenId",
@@ -185,8 +187,11 @@ def _scoped(who: Principal, what: str) -> str:
     )
 
 
-AnyRole = Annotated[Principal, Depends(require("ingest", "annotate"))]
+AnyRole = Annotated[Principal, Depends(require("ingest", "annotate", "review"))]
 Ingest = Annotated[Principal, Depends(require("ingest"))]
 Annotate = Annotated[Principal, Depends(require("annotate"))]
+Review = Annotated[Principal, Depends(require("review"))]
+#: answering a task: a labeller's answer, or a reviewer's settlement of a disputed part
+Answer = Annotated[Principal, Depends(require("annotate", "review"))]
 Admin = Annotated[Principal, Depends(_admin)]
 Operator = Annotated[Principal, Depends(operator)]

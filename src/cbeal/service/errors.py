@@ -23,7 +23,7 @@ from fastapi.responses import JSONResponse, Response
 from cbeal.core import CbealError
 from cbeal.core.exceptions import DecisionError, ModelFileError, NotFittedError
 from cbeal.service.engine.streams import NotFound, StreamBusy
-from cbeal.service.engine.tasks import Conflict
+from cbeal.service.engine.tasks import Conflict, Forbidden
 from cbeal.service.store.db import Outage, outage
 from cbeal.service.store.events import LeaseLost
 
@@ -119,6 +119,7 @@ def add_error_handlers(app: FastAPI) -> None:
     """The engine's exceptions as replies, and the catch-all for everything else."""
     app.add_exception_handler(NotFound, _reply(404))
     app.add_exception_handler(Conflict, _reply(409))
+    app.add_exception_handler(Forbidden, _reply(403))
     app.add_exception_handler(FileExistsError, _reply(409))
     app.add_exception_handler(ValueError, _reply(422))
     app.add_exception_handler(CbealError, _reply(422))

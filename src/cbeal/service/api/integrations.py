@@ -10,11 +10,11 @@ from fastapi import APIRouter
 from cbeal.core import CbealError
 from cbeal.service.api.routing import StrictRoute
 from cbeal.service.api.tasks import actor
-from cbeal.service.deps import Annotate, ServiceDep
+from cbeal.service.deps import Answer, ServiceDep
 from cbeal.service.engine.labelstudio import ONE, answer_of, pairs, take, withdraw
 from cbeal.service.engine.service import Service
 from cbeal.service.engine.streams import NotFound
-from cbeal.service.engine.tasks import Conflict
+from cbeal.service.engine.tasks import Conflict, Forbidden
 from cbeal.service.schemas.common import errors
 from cbeal.service.schemas.integrations import LabelStudioEvent, WebhookOut
 
@@ -28,6 +28,7 @@ LEARNS = ("labelled", "relabelled")
 _STATUS: tuple[tuple[type[Exception], int], ...] = (
     (NotFound, 404),
     (Conflict, 409),
+    (Forbidden, 403),
     (ValueError, 422),
     (CbealError, 422),
 )
@@ -55,7 +56,7 @@ def _each(
     "/label-studio/webhook", response_model=WebhookOut, responses=errors(404, 409, 413, 422)
 )
 def label_studio_webhook(
-    event: LabelStudioEvent, who: Annotate, service: ServiceDep
+    event: LabelStudioEvent, who: Answer, service: ServiceDep
 ) -> dict[str, Any]:
     """Take an answer from Label Studio: an annotation created, updated, skipped or deleted.
 

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse, Response
 
 from cbeal.service.api.routing import StrictRoute
 from cbeal.service.deps import Admin, AnyRole, ServiceDep
+from cbeal.service.engine.agreement import stream_agreement
 from cbeal.service.engine.history import MAX_POINTS, history
 from cbeal.service.engine.insight import error_band
 from cbeal.service.engine.status import stream_config, stream_status
 from cbeal.service.schemas.common import errors
+from cbeal.service.schemas.experts import AgreementOut, ExpertSettingsIn
 from cbeal.service.schemas.stream_replies import BandOut
 from cbeal.service.schemas.streams import (
     HistoryOut,
@@ -62,6 +64,34 @@ def status(name: StreamName, who: AnyRole, service: ServiceDep) -> dict[str, Any
 def config(name: StreamName, who: AnyRole, service: ServiceDep) -> dict[str, Any]:
     """The stream's configuration, its agents in plain words and how they are weighed."""
     return stream_config(service, name)
+
+
+@router.patch(
+    "/{name}/config",
+    operation_id="change_stream_config",
+    response_model=StreamConfigOut,
+    responses=errors(404, 409, 413, 422),
+)
+def change_config(
+    name: StreamName, body: ExpertSettingsIn, who: Admin, service: ServiceDep
+) -> dict[str, Any]:
+    """Change how many experts answer each part: `labels_per_part`, `second_opinion_below`
+    (null: none). Parts asked before follow the new settings from their next answer on."""
+    service.streams.change(name, body.model_dump(include=body.model_fields_set))
+    return stream_config(service, name)
+
+
+@router.get(
+    "/{name}/agreement",
+    operation_id="get_agreement",
+    response_model=AgreementOut,
+    responses=errors(404, 409, 422),
+)
+def agreement(name: StreamName, who: AnyRole, service: ServiceDep) -> dict[str, Any]:
+    """How far the experts agree: Krippendorff's α over the multiply-answered parts, the
+    parts agreed, disputed and settled, and each labeller's answers and agreement with the
+    final labels."""
+    return stream_agreement(service.streams, name)
 
 
 @router.get(
@@ -116,10 +146,15 @@ def export(
     who: Admin,
     service: ServiceDep,
     format: Annotated[str, Query(pattern="^(csv|parquet)$")] = "csv",
+    rows: Annotated[
+        Literal["samples", "answers"],
+        Query(description="samples: one row per sample; answers: one row per expert's answer"),
+    ] = "samples",
 ) -> Response:
-    from cbeal.service.engine.export import export_table
+    from cbeal.service.engine.export import export_answers, export_table
 
-    data, media = export_table(service, name, format)
+    make = export_answers if rows == "answers" else export_table
+    data, media = make(service, name, format)
     return Response(
         data,
         media_type=media,

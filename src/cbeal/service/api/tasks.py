@@ -9,7 +9,7 @@ from fastapi.responses import Response
 
 from cbeal.service.api.routing import StrictRoute
 from cbeal.service.api.streams import StreamName
-from cbeal.service.deps import Annotate, ServiceDep, TaskId
+from cbeal.service.deps import Annotate, Answer, Review, ServiceDep, TaskId
 from cbeal.service.engine.insight import sample_context
 from cbeal.service.engine.tasks import Actor
 from cbeal.service.engine.tokens import Principal
@@ -28,10 +28,11 @@ def actor(who: Principal, via: str | None = None) -> Actor:
     id); `via` ``label-studio`` acts for Label Studio, which answers every task a Label
     Studio push leased."""
     key = f"{who.name}#{who.token_id}"
+    admin, labeller, reviewer = who.role == "admin", who.may("annotate"), who.may("review")
     if via == "label-studio":
         name = f"{LABEL_STUDIO}{who.name}"
-        return Actor(name, LABEL_STUDIO + key, who.role == "admin", LABEL_STUDIO)
-    return Actor(who.name, key, who.role == "admin")
+        return Actor(name, LABEL_STUDIO + key, admin, LABEL_STUDIO, labeller, reviewer)
+    return Actor(who.name, key, admin, labeller=labeller, reviewer=reviewer)
 
 
 @router.get(
@@ -62,7 +63,7 @@ def next_task(
 
 
 @router.get("/api/v1/tasks/{task_id}", response_model=TaskOut, responses=errors(404, 422))
-def get_task(task_id: TaskId, who: Annotate, service: ServiceDep) -> dict[str, Any]:
+def get_task(task_id: TaskId, who: Answer, service: ServiceDep) -> dict[str, Any]:
     return service.tasks.view(task_id)
 
 
@@ -73,7 +74,7 @@ def get_task(task_id: TaskId, who: Annotate, service: ServiceDep) -> dict[str, A
 )
 def task_context(
     task_id: TaskId,
-    who: Annotate,
+    who: Answer,
     service: ServiceDep,
     top: Annotated[int, Query(ge=1, le=50)] = 8,
 ) -> dict[str, Any]:
@@ -84,8 +85,11 @@ def task_context(
 @router.post(
     "/api/v1/tasks/{task_id}/label", response_model=TaskOut, responses=errors(404, 409, 413, 422)
 )
-def label(task_id: TaskId, body: LabelIn, who: Annotate, service: ServiceDep) -> dict[str, Any]:
-    """Label the task (idempotent by request_id); the model learns it after the undo window."""
+def label(task_id: TaskId, body: LabelIn, who: Answer, service: ServiceDep) -> dict[str, Any]:
+    """Label the task (idempotent by request_id); the model learns it after the undo window.
+
+    A part that needs several answers learns the label its labellers agree on; a disputed
+    part is settled by a reviewer's label (role review or admin)."""
     out = service.tasks.label(task_id, body.label, body.request_id, actor(who))
     service.metrics.labels.labels(out["stream"]).inc()
     return out
@@ -104,7 +108,7 @@ def skip(task_id: TaskId, body: AnswerIn, who: Annotate, service: ServiceDep) ->
     response_model=TaskOut,
     responses=errors(404, 409, 413, 422),
 )
-def release(task_id: TaskId, body: AnswerIn, who: Annotate, service: ServiceDep) -> dict[str, Any]:
+def release(task_id: TaskId, body: AnswerIn, who: Answer, service: ServiceDep) -> dict[str, Any]:
     """Give the task's lease back: it is free for the next expert at once."""
     return service.tasks.release(task_id, actor(who))
 
@@ -115,15 +119,35 @@ def release(task_id: TaskId, body: AnswerIn, who: Annotate, service: ServiceDep)
     responses=errors(404, 409, 413, 422),
 )
 def cannot_tell(
-    task_id: TaskId, body: AnswerIn, who: Annotate, service: ServiceDep
+    task_id: TaskId, body: AnswerIn, who: Answer, service: ServiceDep
 ) -> dict[str, Any]:
-    """Close the task without a label; the label stays spent."""
+    """Close the task without a label; the label stays spent (a part that needs several
+    answers: your abstention; it closes when as many experts abstained as it needs)."""
     return service.tasks.cannot_tell(task_id, body.request_id, actor(who))
 
 
 @router.post(
     "/api/v1/tasks/{task_id}/undo", response_model=TaskOut, responses=errors(404, 409, 413, 422)
 )
-def undo(task_id: TaskId, body: AnswerIn, who: Annotate, service: ServiceDep) -> dict[str, Any]:
+def undo(task_id: TaskId, body: AnswerIn, who: Answer, service: ServiceDep) -> dict[str, Any]:
     """Withdraw your label within the undo window: the task is open again, leased to you."""
     return service.tasks.undo(task_id, actor(who))
+
+
+@router.get(
+    "/api/v1/streams/{name}/reviews/next",
+    response_model=TaskOut,
+    responses={204: {"description": "no part waits for review"}, **errors(403, 404, 409, 422)},
+)
+def next_review(
+    name: StreamName,
+    who: Review,
+    service: ServiceDep,
+    lease_seconds: Annotated[float | None, Query(gt=0, le=30 * 86400)] = None,
+) -> Any:
+    """Lease the next disputed part (its labellers' answers differ) to the reviewer, with
+    every answer and who gave it; settle it with POST /api/v1/tasks/{id}/label."""
+    task = service.tasks.lease_review(name, actor(who), lease_seconds)
+    if task is None:
+        return Response(status_code=204)
+    return task

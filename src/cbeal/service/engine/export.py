@@ -15,9 +15,10 @@ import io
 import re
 from typing import Any
 
+from cbeal.service.store.answers import stream_answers
 from cbeal.service.store.reads import export_query
 
-__all__ = ["csv_bytes", "export_table", "spreadsheet_safe"]
+__all__ = ["csv_bytes", "export_answers", "export_table", "spreadsheet_safe"]
 
 _FORMULA = ("=", "+", "-", "@", "\t", "\r", "\n")
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
@@ -67,6 +68,51 @@ def export_table(service: Any, name: str, fmt: str) -> tuple[bytes, str]:
         return csv_bytes(out), _MEDIA[fmt]
     buf = io.BytesIO()
     out.to_parquet(buf, index=False)
+    return buf.getvalue(), _MEDIA[fmt]
+
+
+ANSWER_COLUMNS = [
+    "task_id",
+    "sample_id",
+    "kind",
+    "label",
+    "by",
+    "answered_at",
+    "final_label",
+    "status",
+]
+
+
+def export_answers(service: Any, name: str, fmt: str) -> tuple[bytes, str]:
+    """One row per expert's answer (and per review's settlement), in the order given: the
+    task, the part, the kind (label, cannot_tell, settle), the label, who, when, and the
+    part's final label and state."""
+    import pandas as pd
+
+    runtime = service.streams.get(name)
+    with service.engine.connect() as conn:
+        rows = stream_answers(conn, runtime.stream_id)
+    frame = pd.DataFrame(
+        [
+            [
+                r.task_id,
+                r.sample_id,
+                r.kind,
+                None if r.label is None else str(r.label),
+                r.answered_by,
+                r.answered_at,
+                None if r.final_label is None else str(r.final_label),
+                r.status,
+            ]
+            for r in rows
+        ],
+        columns=ANSWER_COLUMNS,
+    )
+    frame["answered_at"] = pd.to_datetime(frame["answered_at"], unit="s", utc=True)
+    if fmt == "csv":
+        return csv_bytes(frame), _MEDIA[fmt]
+    buf = io.BytesIO()
+    frame.to_parquet(buf, index=False)
     return buf.getvalue(), _MEDIA[fmt]
 
 

@@ -23,13 +23,18 @@ from cbeal.service.store import tasks as rows
 from cbeal.service.store.events import now
 from cbeal.service.store.tasks import Holder
 
-__all__ = ["Actor", "Conflict", "TaskBase", "Unchanged"]
+__all__ = ["Actor", "Conflict", "Forbidden", "TaskBase", "Unchanged"]
 
 audit = logging.getLogger("cbeal.audit")
 
 
 class Conflict(RuntimeError):
     """The request contradicts the task's state (already labelled, already learned, …)."""
+
+
+class Forbidden(RuntimeError):
+    """The caller's role may not do this to this task (a 403): a labeller settling a
+    disputed part, or a reviewer answering a part that waits for labellers."""
 
 
 class Unchanged(Exception):
@@ -40,8 +45,9 @@ class Unchanged(Exception):
 class Actor:
     """Who answers a task: the token's `name` (recorded with the answer), the `key` its
     leases are held under, whether it is an `admin` (who may override another's lease),
-    and the `group` of lease keys it also answers for (Label Studio's webhook answers for
-    every Label Studio lease).
+    the `group` of lease keys it also answers for (Label Studio's webhook answers for
+    every Label Studio lease), and whether it may answer parts (`labeller`: role annotate
+    or admin) and settle disputed ones (`reviewer`: role review or admin).
 
     >>> Actor("alice", "alice#3").holds("alice#3"), Actor("ls", "ls#4").holds("alice#3")
     (True, False)
@@ -51,6 +57,8 @@ class Actor:
     key: str
     admin: bool = False
     group: str | None = None
+    labeller: bool = True
+    reviewer: bool = False
 
     def holds(self, owner: str | None) -> bool:
         return owner is not None and (
@@ -94,14 +102,15 @@ class TaskBase:
         Conflict for anyone else)."""
         if actor is None or task.lease_owner is None or actor.holds(task.lease_owner):
             return False
-        if task.status == "open" and (task.lease_until is None or task.lease_until <= t):
+        free = task.lease_until is None or task.lease_until <= t
+        if task.status in ("open", "disputed") and free:
             return False  # the lease ran out and nobody took the task since
         if not actor.admin:
             raise self._held_elsewhere(task, "answer")
         return True
 
     def _held_elsewhere(self, task: Any, doing: str) -> Conflict:
-        if task.status == "open" and task.lease_until is not None:
+        if task.status in ("open", "disputed") and task.lease_until is not None:
             left = max(0.0, task.lease_until - now())
             return Conflict(
                 f"task {task.id} is leased to someone else for another {left:.0f} s; only "
@@ -118,7 +127,7 @@ class TaskBase:
     def _refusal(self, task_id: int, doing: str) -> Conflict:
         """Why a conditional update changed nothing, from the task's state now."""
         task = self._task(task_id)
-        if task.status != "open":
+        if task.status not in ("open", "disputed"):
             return Conflict(f"task {task_id} is {task.status} now: the {doing} changed nothing")
         return self._held_elsewhere(task, doing)
 

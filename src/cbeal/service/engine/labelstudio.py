@@ -17,7 +17,7 @@ measured value, checked as the label endpoint checks it).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Any
 
@@ -25,6 +25,7 @@ from cbeal.bridges.labelstudio import CONTROL
 from cbeal.service.engine.tasks import Actor, Conflict, TaskOps
 from cbeal.service.schemas.integrations import Annotation, LabelStudioEvent, Task
 from cbeal.service.schemas.measured import measured_value
+from cbeal.service.store import answers as answer_rows
 from cbeal.service.store import tasks as rows
 
 __all__ = [
@@ -50,6 +51,7 @@ class Answer:
     annotation: int
     version: str  # the annotation's updated_at ("" if Label Studio sent none)
     value: str | float | None  # a choice, a typed number; None: the annotator skipped
+    annotator: int | None = None  # Label Studio's user id (completed_by), if sent
 
 
 def request_id(annotation: int, version: str) -> str:
@@ -115,17 +117,20 @@ def answer_of(annotation: Annotation, task: Task | None) -> Answer:
         raise ValueError("the annotation has no id")
     version = annotation.updated_at or ""
     _when(version)  # a malformed date is refused before anything changes
+    who = getattr(annotation, "completed_by", None)
+    who = who.get("id") if isinstance(who, dict) else who
+    annotator = who if isinstance(who, int) and not isinstance(who, bool) else None
     if annotation.was_cancelled:
-        return Answer(task_id, annotation.id, version, None)
+        return Answer(task_id, annotation.id, version, None, annotator)
     for item in annotation.result:
         if item.from_name != CONTROL:
             continue
         if item.type == "choices":
             choices = item.value.choices or []
             if len(choices) == 1:
-                return Answer(task_id, annotation.id, version, choices[0])
+                return Answer(task_id, annotation.id, version, choices[0], annotator)
         if item.type == "number" and item.value.number is not None:
-            return Answer(task_id, annotation.id, version, item.value.number)
+            return Answer(task_id, annotation.id, version, item.value.number, annotator)
     raise ValueError(f"the annotation has no single '{CONTROL}' choice and no '{CONTROL}' number")
 
 
@@ -164,6 +169,9 @@ def take(tasks: TaskOps, answer: Answer, actor: Actor) -> tuple[str, dict[str, A
     view = tasks.view(task_id)  # NotFound (a 404) for an unknown task
     with tasks.streams.engine.connect() as conn:
         row = rows.task_row(conn, task_id)
+    config = tasks.streams.get(view["stream"]).config
+    if tasks.several(row, config):
+        return _take_one_of_several(tasks, answer, annotator(actor, answer), row, config, view)
     held = _held(row.request_id)
     ours = held is not None and held[0] == answer.annotation
     if ours and held is not None and _older(answer.version, held[1]):
@@ -179,7 +187,7 @@ def take(tasks: TaskOps, answer: Answer, actor: Actor) -> tuple[str, dict[str, A
             f"task {task_id} is {status}; annotation {answer.annotation} was skipped in "
             "Label Studio, which changes nothing now"
         )
-    label = _label(view["stream"], tasks.streams.get(view["stream"]).config, answer.value)
+    label = _label(view["stream"], config, answer.value)
     rid = request_id(answer.annotation, answer.version)
     if status == "open":
         return "labelled", tasks.label(task_id, label, rid, actor)
@@ -199,6 +207,50 @@ def take(tasks: TaskOps, answer: Answer, actor: Actor) -> tuple[str, dict[str, A
     )
 
 
+def annotator(actor: Actor, answer: Answer) -> Actor:
+    """The webhook's caller acting for one annotation: on a part several experts answer,
+    each Label Studio annotation is one answer (its own lease key), given by its annotator.
+
+    >>> a = annotator(Actor("label-studio:hook", "label-studio:hook#2", group="label-studio:"),
+    ...               Answer(7, 41, "", "ok", 3))
+    >>> a.name, a.key, a.holds("label-studio:hook#2")
+    ('label-studio:user-3', 'label-studio:annotation-41', True)
+    """
+    group = actor.group or ""
+    name = f"{group}user-{answer.annotator}" if answer.annotator is not None else actor.name
+    return replace(actor, name=name, key=f"{group}annotation-{answer.annotation}")
+
+
+def _take_one_of_several(
+    tasks: TaskOps, answer: Answer, by: Actor, row: Any, config: Any, view: dict[str, Any]
+) -> tuple[str, dict[str, Any]]:
+    """An annotation of a part several experts answer: one answer of its own (a newer
+    version replaces it, an older one changes nothing), or, on a disputed part and from a
+    webhook whose token may review, the settlement."""
+    task_id = answer.task_id
+    mine = [a for a in tasks.answers_of(task_id) if a.lease_key == by.key]
+    held = _held(mine[0].request_id) if mine else None
+    if held is not None and _older(answer.version, held[1]):
+        return "stale", view
+    if answer.value is None:  # skipped: withdraw this annotation's answer, then "not now"
+        if mine:
+            tasks.undo(task_id, by)
+        if tasks.view(task_id)["status"] == "open":
+            return "skipped", tasks.skip(task_id, by)
+        raise Conflict(
+            f"task {task_id} is {row.status}; annotation {answer.annotation} was skipped in "
+            "Label Studio, which changes nothing now"
+        )
+    label = _label(view["stream"], config, answer.value)
+    rid = request_id(answer.annotation, answer.version)
+    if mine and mine[0].label == label:
+        return "unchanged", view
+    if mine:
+        tasks.undo(task_id, by)  # Conflict once the model learned the label
+        return "relabelled", tasks.label(task_id, label, rid, by)
+    return "labelled", tasks.label(task_id, label, rid, by)
+
+
 def withdraw(tasks: TaskOps, annotation: int, actor: Actor) -> list[int]:
     """Withdraw the label a deleted annotation gave: the task is open again.
 
@@ -208,6 +260,17 @@ def withdraw(tasks: TaskOps, annotation: int, actor: Actor) -> list[int]:
     """
     with tasks.streams.engine.connect() as conn:
         found = rows.tasks_by_request_prefix(conn, f"{PREFIX}{annotation}@")
+        several = answer_rows.answers_by_request_prefix(conn, f"{PREFIX}{annotation}@")
+    done = []
     for row in found:
+        if tasks.several(row, tasks.config_of(row.stream_id)):
+            continue  # a part of several answers: withdrawn by its answer, below
         tasks.undo(row.id, actor)
-    return [row.id for row in found]
+        done.append(row.id)
+    for got in several:
+        with tasks.streams.engine.connect() as conn:
+            task = rows.task_row(conn, got.task_id)
+        if got.kind == "label" and tasks.several(task, tasks.config_of(task.stream_id)):
+            tasks.undo(got.task_id, replace(actor, key=got.lease_key, name=got.answered_by))
+            done.append(int(got.task_id))
+    return done

@@ -27,6 +27,8 @@ def stream_status(service: Any, name: str) -> dict[str, Any]:
         queue=service.tasks.queue(name),
         model_training=service.background.training.get(name),
         last_retrain=service.background.last_retrain.get(name),
+        labels_per_part=runtime.config.labels_per_part,
+        second_opinion_below=runtime.config.second_opinion_below,
     )
     return out
 

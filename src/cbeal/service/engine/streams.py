@@ -71,6 +71,25 @@ class Streams:
             self._runtimes[config.name] = runtime
         return runtime
 
+    def change(self, name: str, changes: dict[str, Any]) -> Runtime:
+        """Change settings that do not touch the model (how many experts answer a part):
+        stored with the stream, in its log (a ``settings`` event), and served at once."""
+        runtime = self.get(name)
+        with runtime.lock:
+            config = runtime.config.model_copy(update=changes)
+            with self.engine.begin() as conn:
+                rows.update_config(conn, runtime.stream_id, changes)
+                seq = events.append_events(
+                    conn,
+                    runtime.stream_id,
+                    self.owner,
+                    runtime.seq,
+                    [("settings", changes)],
+                    self.lease_seconds,
+                )
+            runtime.config, runtime.seq = config, seq
+        return runtime
+
     # ------------------------------------------------------------------ ownership
     def get(self, name: str) -> Runtime:
         """The stream's runtime, taking its lease and rebuilding it if needed."""

@@ -28,17 +28,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from cbeal.service.engine.experts import ExpertOps, record
 from cbeal.service.engine.explain import asked_by, explain, question
-from cbeal.service.engine.holds import Actor, Conflict, TaskBase, Unchanged
+from cbeal.service.engine.holds import Actor, Conflict, Forbidden, Unchanged
 from cbeal.service.engine.streams import NotFound
+from cbeal.service.store import answers as answer_rows
 from cbeal.service.store import tasks as rows
 from cbeal.service.store.events import now
 from cbeal.service.store.tasks import Holder
 
-__all__ = ["Actor", "Conflict", "TaskOps"]
+__all__ = ["Actor", "Conflict", "Forbidden", "TaskOps"]
 
 
-class TaskOps(TaskBase):
+class TaskOps(ExpertOps):
     """Task operations of one service process."""
 
     # ------------------------------------------------------------------ reading
@@ -68,6 +70,7 @@ class TaskOps(TaskBase):
             "explanation": explain(d),
             "asked_by": asked_by(d),
             "decision": d,
+            **self.answers_view(r),
         }
 
     # ------------------------------------------------------------------ queue
@@ -94,7 +97,7 @@ class TaskOps(TaskBase):
                 mine = rows.held_task(conn, runtime.stream_id, holder, t) if held else None
                 if mine is not None:  # a page reload gets the same task back
                     return self.view(mine)
-                free = rows.free_task(conn, runtime.stream_id, t)
+                free = rows.free_task(conn, runtime.stream_id, t, holder)
                 if free is None:
                     return None
                 holding = rows.open_leases(conn, holder, t)
@@ -120,6 +123,7 @@ class TaskOps(TaskBase):
             "open": len(open_),
             "leased": len(leased),
             "waiting_to_learn": sum(r.status == "labelled" for r in found),
+            "waiting_for_review": sum(r.status == "disputed" for r in found),
             "oldest_age_seconds": round(t - min(r.created_at for r in open_), 1) if open_ else None,
         }
 
@@ -128,15 +132,29 @@ class TaskOps(TaskBase):
         task = self._task(task_id)
         runtime = self.streams.get(self._stream_name(task.stream_id))
         value = runtime.label(label)  # unknown class: ValueError, nothing stored
+        if task.status == "disputed":
+            self.settle(task, runtime, value, request_id, actor)
+            return self._after_answer(task_id, "labelled")
+        if self.several(task, runtime.config):
+            outcome = self.answer(task, runtime, value, request_id, actor)
+            return self._after_answer(task_id, outcome)
+        if not actor.labeller:
+            raise Forbidden(
+                f"task {task_id} waits for a labeller's answer; a token with role review "
+                "settles disputed parts only (GET /api/v1/streams/{name}/reviews/next)"
+            )
         if task.status != "open":
             if task.request_id == request_id and task.label == value:
                 return self.view(task_id)  # the same request again
             raise Conflict(f"task {task_id} is {task.status}; undo the answer first")
 
         def write(conn: Any, holder: Holder | None, t: float) -> bool:
-            return rows.set_labelled(
+            done = rows.set_labelled(
                 conn, task_id, value, request_id, actor.name, t, holder, actor.key
             )
+            if done:  # the answer, as every answer (the agreement report, the export)
+                record(conn, task, "label", value, actor, request_id, t)
+            return done
 
         if not self._change(task, actor, "label", write):
             again = self._task(task_id)
@@ -149,13 +167,26 @@ class TaskOps(TaskBase):
             self.learn_due(task_id)
         return self.view(task_id)
 
+    def _after_answer(self, task_id: int, outcome: str | None) -> dict[str, Any]:
+        if outcome == "labelled" and self.undo_seconds <= 0:
+            self.learn_due(task_id)
+        return self.view(task_id)
+
     def undo(self, task_id: int, actor: Actor) -> dict[str, Any]:
         """Withdraw a label within the undo window: the task is open again, leased to
         `actor` (who will label it again). Only who labelled it (or an admin) may."""
         task = self._task(task_id)
+        if task.status in ("open", "labelled", "disputed") and self.several(
+            task, self.config_of(task.stream_id)
+        ):
+            self.withdraw(task, self.answers_of(task_id), actor)
+            return self.view(task_id)
 
         def write(conn: Any, holder: Holder | None, t: float) -> bool:
-            return rows.reopen_task(conn, task_id, t, holder, actor.key, t + self.lease_seconds)
+            done = rows.reopen_task(conn, task_id, t, holder, actor.key, t + self.lease_seconds)
+            if done:
+                answer_rows.delete_answer(conn, task_id, "label")
+            return done
 
         if task.status == "labelled" and self._change(task, actor, "undo", write):
             return self.view(task_id)
@@ -185,7 +216,8 @@ class TaskOps(TaskBase):
         """Give the lease of an open task back: the task is free for the next expert."""
         task = self._task(task_id)
         t = now()
-        if task.status != "open" or task.lease_until is None or task.lease_until <= t:
+        held = task.status in ("open", "disputed")  # a labeller's lease, or a review's
+        if not held or task.lease_until is None or task.lease_until <= t:
             raise Conflict(f"task {task_id} is not leased ({task.status}): nothing to release")
 
         def write(conn: Any, holder: Holder | None, t: float) -> bool:
@@ -199,7 +231,14 @@ class TaskOps(TaskBase):
         task = self._task(task_id)
         if task.status == "cannot_tell" and task.request_id == request_id:
             return self.view(task_id)
-        if task.status != "open":
+        if task.status == "disputed" and not actor.reviewer:
+            raise Forbidden(f"task {task_id} is disputed; only a reviewer may close it")
+        if task.status == "open":
+            runtime = self.streams.get(self._stream_name(task.stream_id))
+            if self.several(task, runtime.config):
+                self.answer(task, runtime, None, request_id, actor, kind="cannot_tell")
+                return self.view(task_id)
+        if task.status not in ("open", "disputed"):
             raise Conflict(f"task {task_id} is {task.status}")
         self._close(task, "cannot_tell", refund=False, request_id=request_id, actor=actor)
         return self.view(task_id)

@@ -5,12 +5,13 @@ is created and only its hash is stored, so a copy of the database reveals no tok
 that much entropy a plain SHA-256 is enough: there is nothing to brute-force.
 
 Roles: ``ingest`` (send samples, read status), ``annotate`` (take and label tasks, read
-status) and ``admin`` (everything, including creating streams and exporting data). A token
-may be scoped to some streams: it then acts on those streams only. Every request looks its
-token up in the database, so a revocation holds from the next request on, in every process
-that shares the database. The samples route, the hot one, takes its token from a
-:class:`TokenCache` and reads the token's row again inside its write transaction: the same
-guarantee, without a round trip before the body.
+status), ``review`` (settle disputed parts: ``reviews/next``, read status) and ``admin``
+(everything, including creating streams and exporting data). A token may be scoped to some
+streams: it then acts on those streams only. Every request looks its token up in the
+database, so a revocation holds from the next request on, in every process that shares the
+database. The samples route, the hot one, takes its token from a :class:`TokenCache` and
+reads the token's row again inside its write transaction: the same guarantee, without a
+round trip before the body.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ __all__ = [
     "task_stream",
 ]
 
-ROLES = ("ingest", "annotate", "admin")
+ROLES = ("ingest", "annotate", "review", "admin")
 STREAM_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
 NAME = re.compile(TOKEN_NAME)
 TOUCH_EVERY = 60.0  # seconds: how fresh "last used" is (one write per token per minute)

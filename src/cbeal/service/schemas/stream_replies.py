@@ -36,6 +36,9 @@ class QueueInfo(BaseModel):
     open: int
     leased: int
     waiting_to_learn: int
+    waiting_for_review: int = Field(
+        default=0, description="disputed parts: their answers differ, a reviewer settles them"
+    )
     oldest_age_seconds: float | None
 
 
@@ -61,6 +64,11 @@ class StreamStatusOut(BaseModel):
     queue: QueueInfo
     model_training: int | None = Field(description="the model version being trained, if any")
     last_retrain: float | None
+    labels_per_part: int = Field(default=1, description="experts who answer each asked part")
+    second_opinion_below: float | None = Field(
+        default=None,
+        description="a part the model was less sure of than this gets a second opinion",
+    )
 
 
 class AgentInfo(BaseModel):

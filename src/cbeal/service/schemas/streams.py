@@ -161,6 +161,19 @@ class StreamConfig(BaseModel):
         "the answer towards it; a regression stream's page is drawn around the prediction's "
         "band, so it is on there (and cannot be turned off)",
     )
+    labels_per_part: int = Field(
+        default=1,
+        ge=1,
+        le=10,
+        description="how many experts answer each asked part (each token answers a part once)",
+    )
+    second_opinion_below: float | None = Field(
+        default=None,
+        gt=0,
+        le=1,
+        description="a part the model was less sure of than this certainty gets "
+        "max(2, labels_per_part) answers, the others labels_per_part (none: no second opinions)",
+    )
 
     @field_validator("name")
     @classmethod

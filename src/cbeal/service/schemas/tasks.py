@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from cbeal.service.schemas.decisions import AgentRef, DecisionOut, QuestionOut
 from cbeal.service.schemas.streams import Label
 
-__all__ = ["AnswerIn", "ContextOut", "LabelIn", "TaskOut"]
+__all__ = ["AnswerIn", "AnswerOut", "ContextOut", "LabelIn", "TaskOut"]
 
 RequestId = Annotated[str, Field(min_length=1, max_length=100)]
 
@@ -25,10 +25,20 @@ class AnswerIn(BaseModel):
     request_id: RequestId
 
 
+class AnswerOut(BaseModel):
+    kind: str = Field(description="label, cannot_tell, or settle (a reviewer's)")
+    label: Any
+    by: str = Field(description="the name of the token that answered")
+    at: float = Field(description="when (UTC seconds)")
+
+
 class TaskOut(BaseModel):
     task_id: int
     stream: str
-    status: str = Field(description="open, labelled, learned, cannot_tell or expired")
+    status: str = Field(
+        description="open, labelled, learned, cannot_tell, expired, or disputed (several "
+        "answers differ: waiting for review)"
+    )
     sample_id: str
     x: list[float | None] = Field(description="the part's values in the stream's feature order")
     received_at: float
@@ -46,6 +56,14 @@ class TaskOut(BaseModel):
     explanation: str
     asked_by: list[AgentRef]
     decision: DecisionOut
+    answers_needed: int = Field(
+        default=1, description="how many experts answer this part (the stream's settings)"
+    )
+    answers_given: int = Field(default=0, description="experts' answers so far")
+    answers: list[AnswerOut] = Field(
+        default_factory=list,
+        description="who answered what, once the answers are in (never while open)",
+    )
 
 
 class FeatureOut(BaseModel):

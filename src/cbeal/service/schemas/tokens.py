@@ -20,7 +20,7 @@ class TokenIn(BaseModel):
         description="who uses it: 1 to 100 letters, digits, '_', '.', '@' or '-', "
         "the first a letter or digit",
     )
-    role: Literal["ingest", "annotate", "admin"]
+    role: Literal["ingest", "annotate", "review", "admin"]
     streams: list[StreamRef] | None = Field(
         default=None,
         min_length=1,

@@ -46,6 +46,52 @@ function bandTiles(band) {
     tile("MAE before learning", none ? "–" : `${fmt(band.mae, 3)}${u}`, "mean absolute error")];
 }
 
+// several experts on one line: α over time, each labeller, and (for an admin) the settings
+function expertsPart(st, rep) {
+  const used = rep.multiply_answered > 0 || st.labels_per_part > 1 ||
+    st.second_opinion_below !== null;
+  document.getElementById("expertsection").hidden = !used;
+  if (!used) return [];
+  const p = rep.parts;
+  document.getElementById("expertwords").textContent =
+    `${rep.multiply_answered} parts answered by several experts: ${p.agreed} agreed, ` +
+    `${p.settled} settled by a reviewer, ${p.disputed} waiting for review.`;
+  lineChart(document.getElementById("c-alpha"), [
+    { name: "Krippendorff's α", colour: "#1f3a5f", points: rep.history.map(h => [h.t, h.alpha]) }],
+    { yLabel: "α", yMax: 1, label: "experts' agreement over time",
+      empty: "fewer than two parts answered twice" });
+  document.getElementById("labellers").replaceChildren(
+    el("thead", {}, el("tr", {}, el("th", {}, "labeller"), el("th", { class: "num" }, "answers"),
+       el("th", { class: "num" }, "agrees with the final label"))),
+    el("tbody", {}, ...rep.labellers.map(l => el("tr", {}, el("td", {}, l.name),
+       el("td", { class: "num" }, String(l.answers)),
+       el("td", { class: "num" }, l.agreement === null ? "–" : `${Math.round(100 * l.agreement)} %`)))));
+  return [tile("Experts' agreement (α)", rep.alpha === null ? "–" : fmt(rep.alpha, 2),
+               `on ${rep.multiply_answered} parts`),
+          tile("Waiting for review", String(st.queue.waiting_for_review),
+               "parts whose experts disagree")];
+}
+
+function expertsForm(st) {
+  const form = document.getElementById("expertsform");
+  form.hidden = false;
+  document.getElementById("lpp").value = st.labels_per_part;
+  document.getElementById("sob").value = st.second_opinion_below ?? "";
+  form.addEventListener("submit", async ev => {
+    ev.preventDefault();
+    const sob = document.getElementById("sob").value.trim();
+    const msg = document.getElementById("expertsmsg");
+    try {
+      await api("PATCH", `/api/v1/streams/${NAME}/config`, {
+        labels_per_part: Number(document.getElementById("lpp").value),
+        second_opinion_below: sob === "" ? null : Number(sob) });
+      msg.textContent = "Saved: parts answered from now on follow it.";
+      msg.className = "status";
+    } catch (e) { msg.textContent = e.message; msg.className = "status error"; }
+  });
+}
+
+let me = null;
 async function refresh() {
   if (config === null) {
     config = await api("GET", `/api/v1/streams/${NAME}/config`);
@@ -59,10 +105,23 @@ async function refresh() {
     document.getElementById("budgetwords").textContent = `The budget: ${config.budget_words}.`;
   }
   const measured = config.task === "regression";
-  const [st, h, band] = await Promise.all([
+  const [st, h, band, rep] = await Promise.all([
     api("GET", `/api/v1/streams/${NAME}`),
     api("GET", `/api/v1/streams/${NAME}/history?points=40`),
-    measured ? api("GET", `/api/v1/streams/${NAME}/band`) : null]);
+    measured ? api("GET", `/api/v1/streams/${NAME}/band`) : null,
+    api("GET", `/api/v1/streams/${NAME}/agreement`)]);
+  if (me === null) {
+    me = await api("GET", "/api/v1/me");
+    if (me.role === "review") {  // a reviewer's page is the review of the disputed parts
+      const link = document.getElementById("labellink");
+      link.href = `label.html?stream=${NAME}&review=1`;
+      link.textContent = "Review parts";
+    }
+    if (me.role === "admin") {
+      document.getElementById("expertsection").hidden = false;
+      expertsForm(st);
+    }
+  }
   const b = st.budget || {};
   const bins = h.bins;
   const pace = bins.map(x => x.seconds_per_label).filter(v => v !== null);
@@ -78,7 +137,9 @@ async function refresh() {
          `on ${st.prequential_labels} labelled parts`)]),
     tile("Model version", `v${st.model_version ?? 0}`,
          st.model_training ? `v${st.model_training} is training` : "up to date"),
-    tile("Seconds per label", pace.length ? fmt(pace[pace.length - 1], 1) : "–", "median, recent"));
+    tile("Seconds per label", pace.length ? fmt(pace[pace.length - 1], 1) : "–", "median, recent"),
+    ...expertsPart(st, rep));
+  if (me.role === "admin") document.getElementById("expertsection").hidden = false;
 
   const labels = Object.fromEntries(config.agent_info.map(a => [a.name, a.label]));
   lineChart(document.getElementById("c-budget"), [

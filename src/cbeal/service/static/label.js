@@ -3,10 +3,12 @@
 
 requireToken();
 const STREAM = param("stream");
+const REVIEW = param("review") === "1";  // a reviewer's page: the disputed parts
 const state = { task: null, context: null, busy: false, inflight: null, recent: [], undoSeconds: 60,
                 suggest: localStorage.getItem("cbeal-suggest") === "1", shownAt: 0 };
 
-document.getElementById("streamname").textContent = `line ${STREAM}`;
+document.getElementById("streamname").textContent =
+  REVIEW ? `line ${STREAM} · review` : `line ${STREAM}`;
 document.getElementById("dashlink").href = `dashboard.html?stream=${encodeURIComponent(STREAM)}`;
 const suggestBox = document.getElementById("suggest");
 suggestBox.checked = state.suggest;
@@ -23,7 +25,8 @@ async function loadNext() {
   const box = document.getElementById("task");
   box.setAttribute("aria-busy", "true");
   try {
-    const task = await api("GET", `/api/v1/streams/${encodeURIComponent(STREAM)}/tasks/next`);
+    const queue = REVIEW ? "reviews" : "tasks";
+    const task = await api("GET", `/api/v1/streams/${encodeURIComponent(STREAM)}/${queue}/next`);
     if (task === null) return showEmpty();
     await show(task);
   } catch (e) { showError(e); }
@@ -40,7 +43,9 @@ async function show(task) {
 function showEmpty() {
   const box = document.getElementById("task");
   box.setAttribute("aria-busy", "false");
-  box.replaceChildren(el("p", { class: "empty" },
+  box.replaceChildren(el("p", { class: "empty" }, REVIEW ?
+    "No disputed parts are waiting. They appear here when two experts disagree (checked " +
+    "every 5 seconds)." :
     "No parts are waiting. New ones appear here as the line runs (checked every 5 seconds)."));
   refreshQueue();
   setTimeout(() => { if (!state.task) loadNext(); }, 5000);
@@ -68,7 +73,8 @@ function render() {
   const measured = c.task === "regression" ?
     measuredAnswer(t, c, suggesting(), value => answer(value, `${value}${unitOf(c)}`)) : null;
   const others = [
-    el("button", { onclick: skip, "aria-keyshortcuts": "Space" }, el("kbd", {}, "Space"), "Skip"),
+    el("button", { onclick: skip, "aria-keyshortcuts": "Space" }, el("kbd", {}, "Space"),
+       REVIEW ? "Not now" : "Skip"),
     el("button", { onclick: cannotTell, "aria-keyshortcuts": "C" }, el("kbd", {}, "C"), "Cannot tell"),
     el("button", { onclick: undoLast, "aria-keyshortcuts": "Backspace",
                    disabled: undoable().length ? null : "disabled" },
@@ -79,6 +85,7 @@ function render() {
        (t.skips ? ` · skipped ${t.skips}×` : "")),
     el("p", { class: "why" }, el("span", { class: `kind ${q.kind}` }, q.title), " — ",
        q.why, asked.length ? ` Asked by: ${asked.join(", ")}.` : ""),
+    ...experts(t, c),
     ...(measured ? measured.parts : classAnswer(t, c)),
     el("div", { class: "answers", role: "group", "aria-label": "your answer" },
        ...(measured ? [] : classButtons(t, c)), ...others),
@@ -97,6 +104,30 @@ function render() {
   const heading = box.querySelector("h1");
   heading.setAttribute("tabindex", "-1");
   heading.focus();  // not a button: Enter and Space stay shortcuts, never an accidental click
+}
+
+// several experts on one part: a reviewer sees every answer side by side; a labeller only
+// that others answer too (never their answers: they would pull hers towards them)
+function experts(t, c) {
+  if (t.status === "disputed") {
+    const shown = v => v === null ? "cannot tell" :
+      c.task === "regression" ? `${fmt(v, 4)}${unitOf(c)}` : String(v);
+    return [
+      el("h2", {}, "The experts disagree: your label settles it"),
+      el("div", { class: "verdicts", role: "list", "aria-label": "the experts' answers" },
+         ...t.answers.filter(a => a.kind !== "settle").map(a => el("div", {
+           class: "verdict", role: "listitem" },
+           el("div", { class: "muted" }, a.by),
+           el("div", { class: "chip" + (classIsFail(a.label) ? " fail" : "") }, shown(a.label)),
+           el("div", { class: "muted small" }, ago(Date.now() / 1000 - a.at))))),
+      el("p", { class: "muted" }, "The model learns the label you give, not theirs.")];
+  }
+  if (t.answers_needed > 1) {
+    return [el("p", { class: "second" }, `Several experts: ${t.answers_needed} answer this ` +
+      `part (${t.answers_given} so far). The model learns the label once they agree; you do ` +
+      "not see the others' answers.")];
+  }
+  return [];
 }
 
 // the model's guess, only where the stream shows it (show_guess: off by default for classes)
@@ -170,8 +201,9 @@ function answer(label, words = String(label)) {
 
 function skip() {
   return act(async task => {
-    await api("POST", `/api/v1/tasks/${task.task_id}/skip`, { request_id: crypto.randomUUID() });
-    remember(task, "skipped", false);
+    const how = REVIEW ? "release" : "skip";  // a review goes back to the reviewers' queue
+    await api("POST", `/api/v1/tasks/${task.task_id}/${how}`, { request_id: crypto.randomUUID() });
+    remember(task, REVIEW ? "not now" : "skipped", false);
   });
 }
 
@@ -234,7 +266,7 @@ async function refreshQueue() {
   try {
     const st = await api("GET", `/api/v1/streams/${encodeURIComponent(STREAM)}`);
     const q = st.queue;
-    document.getElementById("queue").textContent =
+    document.getElementById("queue").textContent = REVIEW ? `${q.waiting_for_review} to review` :
       `${q.open} waiting` + (q.oldest_age_seconds ? `, oldest ${ago(q.oldest_age_seconds).replace(" ago", "")}` : "");
   } catch (e) { /* the status line is a nicety */ }
 }

@@ -4,10 +4,15 @@ async function showStreams() {
   const me = await api("GET", "/api/v1/me");
   const { streams } = await api("GET", "/api/v1/streams");
   const list = document.getElementById("list");
+  const labels = me.role === "annotate" || me.role === "admin";
+  const reviews = me.role === "review" || me.role === "admin";
   list.replaceChildren(...streams.map(name => el("li", {},
     el("strong", {}, name), " — ",
-    me.role === "ingest" ? "" : el("a", { href: `label.html?stream=${encodeURIComponent(name)}` }, "label parts"),
-    me.role === "ingest" ? "" : " · ",
+    labels ? el("a", { href: `label.html?stream=${encodeURIComponent(name)}` }, "label parts") : "",
+    labels ? " · " : "",
+    reviews ? el("a", { href: `label.html?stream=${encodeURIComponent(name)}&review=1` },
+                 "review disputed parts") : "",
+    reviews ? " · " : "",
     el("a", { href: `dashboard.html?stream=${encodeURIComponent(name)}` }, "dashboard"))));
   if (!streams.length) {
     list.append(el("li", {}, "No lines yet. An administrator adds one, e.g. by replaying a " +

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Connection, insert, select
+from sqlalchemy import Connection, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from cbeal.service.store.events import now
@@ -19,6 +19,7 @@ __all__ = [
     "stream_name",
     "stream_names",
     "stream_row",
+    "update_config",
 ]
 
 
@@ -53,6 +54,14 @@ def insert_stream(
 
 def stream_row(conn: Connection, name: str) -> Any:
     return conn.execute(select(streams).where(streams.c.name == name)).first()
+
+
+def update_config(conn: Connection, stream_id: int, changes: dict[str, Any]) -> None:
+    """Set keys of the stream's stored configuration."""
+    row = conn.execute(select(streams.c.config).where(streams.c.id == stream_id)).one()
+    conn.execute(
+        update(streams).where(streams.c.id == stream_id).values(config={**row.config, **changes})
+    )
 
 
 def stream_names(conn: Connection) -> list[str]:

@@ -9,6 +9,8 @@
 * ``tasks``: the acquired samples, waiting for, or holding, the expert's label.
 * ``checkpoints``: the model saved after event ``seq`` (cbeal's safe model-file format).
 * ``tokens``: API tokens, as SHA-256 hashes only, with their role and scope.
+* ``answers``: every answer an expert gave to a task (a label or "cannot tell"), and a
+  reviewer's settlement of a disputed one: who, when, what (0003).
 
 Times are UTC seconds since the epoch (floats): the same on SQLite and PostgreSQL.
 """
@@ -31,7 +33,7 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 
-__all__ = ["checkpoints", "events", "metadata", "samples", "streams", "tasks", "tokens"]
+__all__ = ["answers", "checkpoints", "events", "metadata", "samples", "streams", "tasks", "tokens"]
 
 metadata = MetaData()
 
@@ -128,4 +130,23 @@ tokens = Table(
     Column("created_by", String(100), nullable=True),
     Column("revoked_by", String(100), nullable=True),
     Index("ix_tokens_name", "name"),
+)
+
+answers = Table(
+    "answers",
+    metadata,
+    Column(
+        "id", BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
+    ),
+    Column("task_id", BigInteger, ForeignKey("tasks.id"), nullable=False),
+    Column("stream_id", Integer, ForeignKey("streams.id"), nullable=False),
+    # label (an expert's answer), cannot_tell (an expert abstains) or settle (a review)
+    Column("kind", String(16), nullable=False),
+    Column("label", JSON(none_as_null=True), nullable=True),
+    Column("answered_by", String(100), nullable=False),  # the token's name
+    Column("lease_key", String(100), nullable=False),  # one answer per key and kind
+    Column("request_id", String(100), nullable=False),
+    Column("answered_at", Float, nullable=False),
+    UniqueConstraint("task_id", "lease_key", "kind", name="uq_answers_task_key_kind"),
+    Index("ix_answers_stream", "stream_id", "id"),
 )

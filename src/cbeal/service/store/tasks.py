@@ -13,11 +13,12 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from sqlalchemy import Connection, and_, func, or_, select, true, update
+from sqlalchemy import Connection, and_, case, exists, func, or_, select, true, update
 
-from cbeal.service.store.tables import samples, tasks
+from cbeal.service.store.tables import answers, samples, tasks
 
 __all__ = [
+    "NO_ANSWER",
     "Holder",
     "close_task",
     "due_labels",
@@ -25,6 +26,7 @@ __all__ = [
     "held_task",
     "lease_task",
     "mark_learned",
+    "may",
     "old_open_tasks",
     "open_leases",
     "queue_rows",
@@ -44,7 +46,16 @@ class Holder(NamedTuple):
     group: str | None = None  # also answers for the keys starting with this
 
 
-def _may(holder: Holder | None, t: float) -> Any:
+#: the columns of a task's answer, cleared (an answer withdrawn)
+NO_ANSWER: dict[str, Any] = {
+    "label": None,
+    "request_id": None,
+    "labelled_at": None,
+    "labelled_by": None,
+}
+
+
+def may(holder: Holder | None, t: float) -> Any:
     """The task is free (no holder, or a lease run out) or held by `holder`."""
     if holder is None:
         return true()
@@ -59,11 +70,13 @@ def _may(holder: Holder | None, t: float) -> Any:
 
 
 def open_leases(conn: Connection, key: str, t: float) -> int:
-    """How many open tasks, over every stream, `key` leases now."""
+    """How many open (or disputed) tasks, over every stream, `key` leases now."""
     return int(
         conn.execute(
             select(func.count()).where(
-                tasks.c.status == "open", tasks.c.lease_owner == key, tasks.c.lease_until > t
+                tasks.c.status.in_(("open", "disputed")),
+                tasks.c.lease_owner == key,
+                tasks.c.lease_until > t,
             )
         ).scalar_one()
     )
@@ -117,12 +130,17 @@ def held_task(conn: Connection, stream_id: int, holder: str, t: float) -> int | 
     return None if row is None else int(row.id)
 
 
-def free_task(conn: Connection, stream_id: int, t: float) -> int | None:
-    """The next open task nobody leases: fewest skips first, then oldest."""
+def free_task(conn: Connection, stream_id: int, t: float, key: str | None = None) -> int | None:
+    """The next open task nobody leases that `key` has not answered: a part waiting for
+    more answers first, then fewest skips, then oldest."""
+    answered = exists().where(answers.c.task_id == tasks.c.id)
+    cond = [tasks.c.stream_id == stream_id, tasks.c.status == "open", _free(t)]
+    if key is not None:
+        cond.append(~exists().where(answers.c.task_id == tasks.c.id, answers.c.lease_key == key))
     row = conn.execute(
         select(tasks.c.id)
-        .where(tasks.c.stream_id == stream_id, tasks.c.status == "open", _free(t))
-        .order_by(tasks.c.skips, tasks.c.id)
+        .where(*cond)
+        .order_by(case((answered, 0), else_=1), tasks.c.skips, tasks.c.id)
         .limit(1)
     ).first()
     return None if row is None else int(row.id)
@@ -142,7 +160,8 @@ def queue_rows(conn: Connection, stream_id: int) -> list[Any]:
     return list(
         conn.execute(
             select(tasks.c.status, tasks.c.created_at, tasks.c.lease_until).where(
-                tasks.c.stream_id == stream_id, tasks.c.status.in_(("open", "labelled"))
+                tasks.c.stream_id == stream_id,
+                tasks.c.status.in_(("open", "labelled", "disputed")),
             )
         )
     )
@@ -161,7 +180,7 @@ def set_labelled(
     """Label an open task `holder` may answer; `key` holds the label (may undo it)."""
     res = conn.execute(
         update(tasks)
-        .where(tasks.c.id == task_id, tasks.c.status == "open", _may(holder, t))
+        .where(tasks.c.id == task_id, tasks.c.status == "open", may(holder, t))
         .values(
             status="labelled",
             label=label,
@@ -182,16 +201,8 @@ def reopen_task(
     `key` until `until` (who undid it, to label it again)."""
     res = conn.execute(
         update(tasks)
-        .where(tasks.c.id == task_id, tasks.c.status == "labelled", _may(holder, t))
-        .values(
-            status="open",
-            label=None,
-            request_id=None,
-            labelled_at=None,
-            labelled_by=None,
-            lease_owner=key,
-            lease_until=until,
-        )
+        .where(tasks.c.id == task_id, tasks.c.status == "labelled", may(holder, t))
+        .values(status="open", **NO_ANSWER, lease_owner=key, lease_until=until)
     )
     return res.rowcount == 1
 
@@ -199,7 +210,7 @@ def reopen_task(
 def skip_task(conn: Connection, task_id: int, t: float, holder: Holder | None) -> bool:
     res = conn.execute(
         update(tasks)
-        .where(tasks.c.id == task_id, tasks.c.status == "open", _may(holder, t))
+        .where(tasks.c.id == task_id, tasks.c.status == "open", may(holder, t))
         .values(skips=tasks.c.skips + 1, lease_owner=None, lease_until=None)
     )
     return res.rowcount == 1
@@ -211,9 +222,9 @@ def release_task(conn: Connection, task_id: int, t: float, holder: Holder | None
         update(tasks)
         .where(
             tasks.c.id == task_id,
-            tasks.c.status == "open",
+            tasks.c.status.in_(("open", "disputed")),
             tasks.c.lease_until > t,
-            _may(holder, t),
+            may(holder, t),
         )
         .values(lease_owner=None, lease_until=None)
     )
@@ -256,10 +267,10 @@ def close_task(
     t: float,
     holder: Holder | None,
 ) -> bool:
-    """Close an open task without a label (cannot tell, expired)."""
+    """Close an open (or disputed) task without a label (cannot tell, expired)."""
     res = conn.execute(
         update(tasks)
-        .where(tasks.c.id == task_id, tasks.c.status == "open", _may(holder, t))
+        .where(tasks.c.id == task_id, tasks.c.status.in_(("open", "disputed")), may(holder, t))
         .values(
             status=status,
             request_id=request_id,
