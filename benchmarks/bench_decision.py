@@ -201,9 +201,9 @@ def main() -> None:
         "only where numba's order of summation was checked to be numpy's on this machine).",
         "",
         "Goal (issue 19): at most 20 µs per `query_one` for CBEAL-6 and the recommended preset "
-        "(CBEAL-5D since issue 32; CBEAL-5F before), learner excluded. CPU time of the process is the main figure (wall time "
-        "is inflated by other jobs). `query_one` CPU is the decisions alone; `+ labels` adds "
-        "`learn_one` for the acquired 10 % (no refits), about "
+        "(CBEAL-5D since issue 32; CBEAL-5F before), learner excluded. CPU time of the "
+        "process is the main figure (wall time is inflated by other jobs). `query_one` CPU is "
+        "the decisions alone; `+ labels` adds `learn_one` for the acquired 10 % (no refits), about "
         f"{_per_label(labelled):.0f} µs per label.",
         "",
         *_table(results, work.n, paths),

@@ -16,8 +16,8 @@ The protocol (also written into every report):
 5. **Budget.** A share — ``"10%"`` or ``0.1`` — is a paced rate: after ``t`` stream rows
    at most ``floor(0.1 · t + k)`` labels have been spent (``k`` the rate's burst,
    :data:`cbeal.core.RATE_BURST`) and never more than 10 % of the stream's rows in all, so
-   the labels spread over the whole stream. A whole number is a count, spent whenever the method asks; never more than the
-   stream holds. Every method gets the same budget.
+   the labels spread over the whole stream. A whole number is a count, spent whenever the
+   method asks; never more than the stream holds. Every method gets the same budget.
 6. **Methods.** CbeAL (a preset or a list of agents) and each comparison method (RS, US,
    …) run on the same D0, stream, budget, learner and seed. References: "Initial" (the
    learner on D0 only) and "All Training Data" (the learner on every training label).

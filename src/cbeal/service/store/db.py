@@ -165,7 +165,8 @@ def _engine(url: str, sqlite_sync: str) -> Engine:
     # connection (SQLAlchemy invalidates it, and the whole pool on a disconnect); the
     # client's retry gets a fresh one.
     engine = create_engine(url, pool_size=8, max_overflow=8, **_JSON)
-    pool_logger = getattr(engine.pool.logger, "logger", engine.pool.logger)
+    logger = engine.pool.logger  # a Logger, or an InstanceLogger around one (echo_pool)
+    pool_logger = logger if isinstance(logger, logging.Logger) else logger.logger
     if not any(isinstance(f, LostOnReturn) for f in pool_logger.filters):
         pool_logger.addFilter(LostOnReturn())
     return engine
