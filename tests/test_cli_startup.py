@@ -96,6 +96,20 @@ def line(tmp_path_factory: pytest.TempPathFactory) -> Path:
 MOMENTS = (0.05, 0.1, 0.2, 0.4, 0.8, 1.5, 2.5)
 
 
+def _python_handles_sigint(pid: int, timeout: float = 20.0) -> None:
+    """Wait until the interpreter of `pid` has installed its SIGINT handler (on a busy
+    machine a signal sent earlier kills the process before any Python runs)."""
+    bit = 1 << (signal.SIGINT - 1)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        status = Path(f"/proc/{pid}/status").read_text()
+        caught = next(ln for ln in status.splitlines() if ln.startswith("SigCgt:"))
+        if int(caught.split()[1], 16) & bit:
+            return
+        time.sleep(0.001)
+    raise AssertionError("the interpreter never installed its SIGINT handler")
+
+
 @pytest.mark.parametrize("after", MOMENTS)
 def test_ctrl_c_at_any_moment_of_a_run_says_one_line(
     line: Path, tmp_path: Path, after: float
@@ -105,6 +119,7 @@ def test_ctrl_c_at_any_moment_of_a_run_says_one_line(
     child = subprocess.Popen(
         command, cwd=tmp_path, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
+    _python_handles_sigint(child.pid)  # before that, no program can answer Ctrl-C
     time.sleep(after)
     child.send_signal(signal.SIGINT)
     _, err = child.communicate(timeout=120)

@@ -127,7 +127,7 @@ def replay(
     batch: int = 100,
     create: bool = False,
     initial: int = 20,
-    budget: str = "5%",
+    budget: str | None = None,
     budget_fraction: float | None = None,
     preset: str | None = None,
     learner: str | None = None,
@@ -208,7 +208,7 @@ def replay(
                 "name": stream,
                 "features": features,
                 **{k: v for k, v in what.items() if v is not None},
-                "budget": budget,
+                **({} if budget is None else {"budget": budget}),  # None: the service's
                 **({} if budget_fraction is None else {"budget_fraction": budget_fraction}),
                 **({} if preset is None else {"preset": preset}),
                 **({} if labels_per_part is None else {"labels_per_part": labels_per_part}),

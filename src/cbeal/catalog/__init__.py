@@ -15,7 +15,13 @@ builds its models through here (:func:`cbeal.models.stream_model`).
 
 from cbeal.catalog._names import UnknownNameError
 from cbeal.catalog.agents import AGENTS, AgentEntry, agent, agent_entry
-from cbeal.catalog.budgets import budget, budget_share, describe_budget, labels_allowed
+from cbeal.catalog.budgets import (
+    DEFAULT_BUDGET,
+    budget,
+    budget_share,
+    describe_budget,
+    labels_allowed,
+)
 from cbeal.catalog.learners import (
     LEARNERS,
     REGRESSORS,
@@ -29,6 +35,7 @@ from cbeal.catalog.strategies import strategy_entry, strategy_names
 
 __all__ = [
     "AGENTS",
+    "DEFAULT_BUDGET",
     "LEARNERS",
     "PRESETS",
     "RECOMMENDED",

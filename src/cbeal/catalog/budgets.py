@@ -17,7 +17,11 @@ from typing import Any
 
 from cbeal.core.budget import _EPS, Budget, LabelCount, LabelRate, as_budget
 
-__all__ = ["budget", "budget_share", "describe_budget", "labels_allowed"]
+__all__ = ["DEFAULT_BUDGET", "budget", "budget_share", "describe_budget", "labels_allowed"]
+
+#: The budget wherever none is given: `cbeal run`, a stream of `cbeal serve`, the stream
+#: `cbeal replay --create` makes (about one part in ten, a few labels ahead at most).
+DEFAULT_BUDGET = "10%"
 
 
 def budget(value: Any) -> Budget:

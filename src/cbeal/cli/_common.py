@@ -60,6 +60,8 @@ def _names(what: str) -> str:
         return ", ".join(BACKENDS)
     if what == "recommended":
         return catalog.RECOMMENDED
+    if what == "budget":  # argparse formats the help with %: a share's % is written %%
+        return catalog.DEFAULT_BUDGET.replace("%", "%%")
     if what == "presets":
         return ", ".join(f"{n} ({e.label})" for n, e in catalog.PRESETS.items())
     if what == "agents":

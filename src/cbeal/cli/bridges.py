@@ -111,9 +111,9 @@ def _replay_parser(sub: Any) -> None:
     rep.add_argument("--initial", type=int, default=20, help="rows of D0 with --create")
     rep.add_argument(
         "--budget",
-        default="5%",
+        default=None,
         help="budget of a created stream: a share is a paced rate (5%%), a whole number a "
-        "count (50)",
+        f"count (50); default: {catalog_choices('budget')}",
     )
     rep.add_argument(
         "--pace",

@@ -85,10 +85,10 @@ def _method_flags(run: argparse.ArgumentParser) -> None:
     )
     run.add_argument(
         "--budget",
-        default="10%",
+        default=None,
         help="labels to spend: a share (10%%, 0.1) is a paced rate — at most 10 labels per "
         "100 rows, spread over the stream; a whole number (50) is a count, spent whenever "
-        "the method asks",
+        f"the method asks (default: {catalog_choices('budget')})",
     )
     run.add_argument(
         "--learner",
@@ -162,6 +162,10 @@ def run_table(args: argparse.Namespace) -> int:
 
     if (args.file is None) == (args.data is None) and args.file != args.data:
         args.parser.error("give the file once: as the first argument or with --data")
+    if args.budget is None:
+        from cbeal.catalog import DEFAULT_BUDGET
+
+        args.budget = DEFAULT_BUDGET
     out = Path(args.out)
     check_out(out)  # an unusable --out stops here, before any computation
     names = ("time", "features", "drop", "preset", "agents", "budget", "learner")

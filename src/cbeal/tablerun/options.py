@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from cbeal.catalog import (
+    DEFAULT_BUDGET,
     LEARNERS,
     RECOMMENDED,
     REGRESSORS,
@@ -65,7 +66,7 @@ class RunOptions:
     ids: str | None = None
     preset: str | None = None  # None: the recommended preset
     agents: str | None = None
-    budget: str = "10%"
+    budget: str = DEFAULT_BUDGET
     learner: str | None = None  # None: logreg-l1, or bayesian-ridge with a tolerance
     tolerance: float | None = None  # a regression run: the band's half-width
     #: the label column holds measured values even without a tolerance (`cbeal run --target`):

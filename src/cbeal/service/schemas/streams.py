@@ -22,6 +22,7 @@ from pydantic import (
 )
 
 from cbeal.catalog import (
+    DEFAULT_BUDGET,
     RECOMMENDED,
     agent_entry,
     budget,
@@ -127,7 +128,7 @@ class StreamConfig(BaseModel):
         "gaussian-process)",
     )
     budget: int | float | str = Field(
-        default="5%",
+        default=DEFAULT_BUDGET,
         description="labels (100: at most that many) or a rate (0.05, '5%': about one part "
         "in twenty, a few labels ahead at most)",
     )
