@@ -116,10 +116,14 @@ def export(
     who: Admin,
     service: ServiceDep,
     format: Annotated[str, Query(pattern="^(csv|parquet)$")] = "csv",
+    archive: Annotated[
+        bool,
+        Query(description="also the samples the service's retention moved to the archive"),
+    ] = False,
 ) -> Response:
     from cbeal.service.engine.export import export_table
 
-    data, media = export_table(service, name, format)
+    data, media = export_table(service, name, format, archive=archive)
     return Response(
         data,
         media_type=media,

@@ -47,6 +47,8 @@ class Background:
         self.last_retrain: dict[str, float] = {}
         self._checkpointed: dict[str, int] = {}
         self._stop = threading.Event()
+        self.archiver: Any = None  # engine.archive.Archiver, with --retain
+        self.on_refit: Any = None  # called with each background retrain's seconds (metrics)
 
     def start(self) -> None:
         """Start the loop (again after :meth:`stop`: an app may be started several times)."""
@@ -73,6 +75,8 @@ class Background:
                 if self.retrain == "background":
                     self.schedule_retrains()
                 self.checkpoint_all()
+                if self.archiver is not None:
+                    self.archiver.tick()
             except Exception as exc:  # keep serving; the next tick retries
                 found = outage(exc)
                 if found is not None:  # the database is away: one line, not a traceback
@@ -89,7 +93,10 @@ class Background:
 
     def _retrain(self, name: str, runtime: Runtime) -> None:
         try:
+            began = time.perf_counter()
             learner = runtime.model.train_learner()  # off the lock: ingest goes on
+            if self.on_refit is not None:
+                self.on_refit(time.perf_counter() - began)
             with runtime.lock:
                 self.swap(name, runtime, learner)
         except Exception as exc:
@@ -141,7 +148,7 @@ class Background:
 
     def checkpoint(self, name: str, runtime: Runtime) -> None:
         with runtime.lock:
-            if self.streams.owned().get(name) is not runtime:
+            if self.streams.owned().get(name) is not runtime or runtime.model is None:
                 return
             data, seq = runtime.model.to_bytes(), runtime.seq
         with self.streams.engine.begin() as conn:
