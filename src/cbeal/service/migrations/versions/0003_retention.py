@@ -1,7 +1,7 @@
 """streams: how far retention archived each stream (the last archived sequence number and
 how many samples left the database)
 
-Revision ID: 0003_retention
+Revision ID: 0003
 Revises: 0002
 Create Date: 2026-11-27
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0003_retention"
+revision = "0003"
 down_revision = "0002"
 branch_labels = None
 depends_on = None
