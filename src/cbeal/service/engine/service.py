@@ -45,6 +45,7 @@ class Service:
             self.tasks,
             checkpoint_every=settings.checkpoint_every,
             retrain=settings.retrain,
+            trim_seconds=settings.trim_seconds,
         )
         self.archiver: Archiver | None = None
         if settings.retain_seconds is not None and settings.archive is not None:
