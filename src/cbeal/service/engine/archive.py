@@ -31,7 +31,6 @@ from typing import Any
 from cbeal.service.engine.runtime import Runtime
 from cbeal.service.engine.streams import Streams
 from cbeal.service.store import retention
-from cbeal.service.store.db import json_text
 
 __all__ = ["Archiver", "read_archive"]
 
@@ -50,7 +49,7 @@ _COLUMNS = (
     "model_version",
     "decision",
 )
-BATCH = 20_000  # samples per archive step and file, at most
+BATCH = 5_000  # samples per archive step and file, at most (a few MB in memory at a time)
 
 
 class Archiver:
@@ -125,7 +124,9 @@ def _day(t: float) -> str:
 
 
 def write_files(folder: Path, name: str, rows: list[Any]) -> list[Path]:
-    """Write `rows` (in seq order) as one file per arrival day; the files written."""
+    """Write `rows` (in seq order; JSON columns as text) as one file per arrival day; the
+    files written."""
+    import orjson
     import pyarrow as pa
 
     by_day: dict[str, list[Any]] = {}
@@ -138,19 +139,20 @@ def write_files(folder: Path, name: str, rows: list[Any]) -> list[Path]:
                 "sample_id": pa.array([r.sample_id for r in part], pa.string()),
                 "seq": pa.array([int(r.seq) for r in part], pa.int64()),
                 "received_at": pa.array([float(r.received_at) for r in part], pa.float64()),
-                "x": pa.array([list(r.x) for r in part], pa.list_(pa.float64())),
+                "x": pa.array([orjson.loads(r.x) for r in part], pa.list_(pa.float64())),
                 "acquire": pa.array([bool(r.acquire) for r in part], pa.bool_()),
                 "decision_id": pa.array([r.decision_id for r in part], pa.string()),
                 "p_acquire": pa.array([float(r.p_acquire) for r in part], pa.float64()),
-                "prediction": pa.array([json_text(r.prediction) for r in part], pa.string()),
+                "prediction": pa.array([r.prediction for r in part], pa.string()),
                 "certainty": pa.array([r.certainty for r in part], pa.float64()),
                 "model_version": pa.array([int(r.model_version) for r in part], pa.int64()),
-                "decision": pa.array([json_text(r.decision) for r in part], pa.string()),
+                "decision": pa.array([r.decision for r in part], pa.string()),
             }
         )
         path = folder / f"stream={name}" / f"day={day}" / f"part-{int(part[0].seq):012d}.parquet"
         _write_durably(path, table)
         out.append(path)
+    pa.default_memory_pool().release_unused()  # Arrow's own allocator keeps freed memory
     return out
 
 

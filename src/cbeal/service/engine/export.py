@@ -85,7 +85,7 @@ def _archived(folder: Any, name: str, query: Any) -> list[dict[str, Any]]:
     for r in read_archive(folder, name).to_dict("records"):
         row = dict.fromkeys(columns)
         row.update(r, seq=int(r["seq"]), x=list(r["x"]))
-        row["prediction"] = orjson.loads(r["prediction"])
+        row["prediction"] = None if r["prediction"] is None else orjson.loads(r["prediction"])
         row["decision"] = orjson.loads(r["decision"])
         out.append(row)
     return out

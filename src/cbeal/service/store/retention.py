@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Connection, and_, delete, exists, func, select, text, update
+from sqlalchemy import Connection, Text, and_, cast, delete, exists, func, select, text, update
 
 from cbeal.service.store.tables import checkpoints, events, samples, streams, tasks
 
@@ -44,21 +44,22 @@ def archived_rows(
     conn: Connection, stream_id: int, after: int, upto: int, before: float, limit: int
 ) -> list[Any]:
     """The next samples that may leave: no task, seq in (`after`, `upto`], received before
-    `before`; in sequence order, at most `limit`."""
+    `before`; in sequence order, at most `limit`. ``x``, ``prediction`` and ``decision``
+    come as JSON text."""
     return list(
         conn.execute(
-            select(
+            select(  # the JSON columns as their text: written to the archive as it is
                 samples.c.sample_id,
                 samples.c.seq,
-                samples.c.x,
+                cast(samples.c.x, Text).label("x"),
                 samples.c.received_at,
                 samples.c.decision_id,
                 samples.c.acquire,
                 samples.c.p_acquire,
-                samples.c.prediction,
+                cast(samples.c.prediction, Text).label("prediction"),
                 samples.c.certainty,
                 samples.c.model_version,
-                samples.c.decision,
+                cast(samples.c.decision, Text).label("decision"),
             )
             .where(
                 samples.c.stream_id == stream_id,
