@@ -176,3 +176,17 @@ def test_retention_needs_a_folder_and_a_duration() -> None:
         Settings(retain_seconds=60.0)
     with pytest.raises(ValueError, match="retain_seconds. and an .archive. folder"):
         Settings(archive="/tmp/a")
+
+
+def test_serve_says_what_a_duration_and_retention_need(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from cbeal.cli import main
+
+    db = f"sqlite:///{tmp_path / 'x.db'}"
+    with pytest.raises(SystemExit):
+        main(["serve", "--db", db, "--retain", "30", "--archive", str(tmp_path)])
+    assert "cannot read the duration '30': write a number and a unit" in capsys.readouterr().err
+    assert main(["serve", "--db", db, "--retain", "12h", "--port", "0"]) == 1
+    err = capsys.readouterr().err
+    assert err.strip().count("\n") == 0 and "--retain 30d --archive" in err
