@@ -24,6 +24,7 @@ import datetime as dt
 import logging
 import os
 import time
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -161,7 +162,9 @@ def _write_durably(path: Path, table: Any) -> None:
     import pyarrow.parquet as pq
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    # a name of its own: two writers of the same file (a test's step beside the loop's, or
+    # the old and the new owner of a stream) never share a temporary file
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
     pq.write_table(table, tmp)
     _fsync(tmp)
     os.replace(tmp, path)
