@@ -244,7 +244,7 @@ def main() -> None:
     total = time.monotonic() - began - created
     sha = os.popen("git rev-parse --short HEAD").read().strip()
     lines = [
-        "# A plant: 200 streams, 3 processes, one PostgreSQL, one process killed",
+        f"# A plant: {args.streams} streams, 3 processes, one PostgreSQL, one killed",
         "",
         f"git {sha}, {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC, {os.cpu_count()} "
         "cores shared with other sessions (PostgreSQL, the 3 processes and the clients on "
