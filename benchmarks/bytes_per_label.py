@@ -2,8 +2,8 @@
 item 1), traced: the service's :class:`Runtime` (the stream's model as ``cbeal serve`` holds
 it) decides batches of 50 and learns every asked sample's label at once in one stretch of
 20,000 samples and cancels the asked ones in the next (so that labels and samples are not
-proportional), refitting every 100 labels; :mod:`tracemalloc` reads the traced memory (after a full collection) at each
-checkpoint. A linear fit of traced bytes against labels learned and samples decided
+proportional), refitting every 100 labels; :mod:`tracemalloc` reads the traced memory
+(after a full collection) every 20,000 samples. A linear fit of traced bytes against labels learned and samples decided
 together gives bytes per labelled sample and per unlabelled sample.
 
     python benchmarks/bytes_per_label.py --samples 200000
