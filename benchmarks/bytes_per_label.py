@@ -1,14 +1,14 @@
 """Python memory per labelled and per unlabelled sample of one service stream (issue 31
 item 1), traced: the service's :class:`Runtime` (the stream's model as ``cbeal serve`` holds
-it) decides batches of 50 and learns every asked sample's label at once in one stretch of
-20,000 samples and cancels the asked ones in the next (so that labels and samples are not
-proportional), refitting every 100 labels; :mod:`tracemalloc` reads the traced memory
-(after a full collection) every 20,000 samples. A linear fit of traced bytes against labels learned and samples decided
-together gives bytes per labelled sample and per unlabelled sample.
+it) decides batches of 50; in one stretch of 20,000 samples it learns every asked sample's
+label at once, in the next it cancels the asked ones (so that labels and samples are not
+proportional); it refits every 100 labels. :mod:`tracemalloc` reads the traced memory
+(after a full collection) every 20,000 samples; a least-squares fit against labels learned
+and samples decided gives bytes per labelled and per unlabelled sample.
 
     python benchmarks/bytes_per_label.py --samples 200000
 
-Results: printed, and written into ``benchmarks/results/soak_bounded.md`` by hand.
+Results: ``benchmarks/results/bytes_per_label.md``.
 """
 
 from __future__ import annotations
