@@ -2,12 +2,12 @@
 samples per second per process, single and batched, on SQLite and PostgreSQL.
 
 One ``cbeal serve`` process per database (``--open``, undo 0, logreg, budget 2%, no expert:
-decisions only). Memory: streams created and each sent one batch (so its model is loaded),
-RSS read after 1, 10, 50 and 100 streams. Throughput: one client sending as fast as the
-server answers for ``--seconds`` each: one sample per request, then 100 per request, on
-one stream. Short runs; the machine and the load are written beside each figure.
+decisions only). Throughput: one client sending as fast as the server answers for
+``--seconds`` each, one sample per request, then 100 per request, on one stream. Memory:
+streams created, each sent one batch of 50 samples; RSS read after 1, 10, 50, 100 and 200
+streams. Short runs; the machine and the load are written beside each figure.
 
-    nice -n 5 python benchmarks/capacity.py --seconds 20 --streams 100
+    nice -n 5 python benchmarks/capacity.py --seconds 20 --streams 200
 
 Results: ``benchmarks/results/capacity.md``.
 """
@@ -80,7 +80,8 @@ def measure(db: str, label: str, s: Any, args: Any) -> dict[str, Any]:
             mem = [(1, rss(pid))]
             for i in range(1, args.streams):
                 create(http, f"line{i}", s)
-                throughput(http, f"line{i}", s, 50, 0.0)  # one batch: the model loaded
+                rows = [{"id": f"m{j}", "x": s.X_stream[j].tolist()} for j in range(50)]
+                http.post(f"/api/v1/streams/line{i}/samples", json={"samples": rows})
                 if i + 1 in (10, 50, 100, 200):
                     mem.append((i + 1, rss(pid)))
             out["memory"] = mem
