@@ -223,7 +223,10 @@ def report() -> None:
             f"{f['rss_first']:.0f} → {f['rss_last']:.0f} | {f['mb_per_10k']:.3f} | "
             f"{f['pool_mb_per_10k']:.3f} | {f['rest_mb_per_10k']:.3f} |"
         )
-    OUT.write_text("\n".join(lines) + "\n")
+    notes = ""  # the reading written by hand below the table stays
+    if OUT.exists() and "\n## What it shows" in OUT.read_text():
+        notes = OUT.read_text()[OUT.read_text().index("\n## What it shows") :]
+    OUT.write_text("\n".join(lines) + "\n" + notes)
     print("\n".join(lines))
 
 
