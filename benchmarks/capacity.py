@@ -2,10 +2,11 @@
 samples per second per process, single and batched, on SQLite and PostgreSQL.
 
 One ``cbeal serve`` process per database (``--open``, undo 0, logreg, budget 2%, no expert:
-decisions only). Throughput: one client sending as fast as the server answers for
-``--seconds`` each, one sample per request, then 100 per request, on one stream. Memory:
-streams created, each sent one batch of 50 samples; RSS read after 1, 10, 50, 100 and 200
-streams. Short runs; the machine and the load are written beside each figure.
+decisions only). Memory first, in the fresh process: streams created, each sent one batch
+of 50 samples; RSS read after 1, 10, 50, 100 and 200 streams. Then throughput: one client
+sending as fast as the server answers for ``--seconds`` each, one sample per request, then
+100 per request, on one more stream. Short runs; the machine and the load are written
+beside each figure.
 
     nice -n 5 python benchmarks/capacity.py --seconds 20 --streams 200
 
@@ -72,19 +73,19 @@ def measure(db: str, label: str, s: Any, args: Any) -> dict[str, Any]:
     out: dict[str, Any] = {"db": label, "load": [os.getloadavg()[0]]}
     try:
         with httpx.Client(base_url=server.url, timeout=120) as http:
-            out["rss0"] = rss(pid)
+            out["rss0"] = rss(pid)  # before any stream: memory first, on a fresh heap
+            mem = []
+            for i in range(args.streams):
+                create(http, f"line{i}", s)
+                rows = [{"id": f"m{j}", "x": s.X_stream[j].tolist()} for j in range(50)]
+                http.post(f"/api/v1/streams/line{i}/samples", json={"samples": rows})
+                if i + 1 in (1, 10, 50, 100, 200, 500):
+                    mem.append((i + 1, rss(pid)))
+            out["memory"] = mem
             create(http, "tput", s)
             time.sleep(1)
             out["single"] = throughput(http, "tput", s, 1, args.seconds)
             out["batched"] = throughput(http, "tput", s, 100, args.seconds)
-            mem = [(1, rss(pid))]
-            for i in range(1, args.streams):
-                create(http, f"line{i}", s)
-                rows = [{"id": f"m{j}", "x": s.X_stream[j].tolist()} for j in range(50)]
-                http.post(f"/api/v1/streams/line{i}/samples", json={"samples": rows})
-                if i + 1 in (10, 50, 100, 200):
-                    mem.append((i + 1, rss(pid)))
-            out["memory"] = mem
     finally:
         server.kill()
     out["load"].append(os.getloadavg()[0])
