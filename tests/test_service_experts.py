@@ -327,7 +327,7 @@ def test_upgrade_from_0002_keeps_every_label_as_an_answer(db: str) -> None:
         ).all()
         version = conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
     engine.dispose()
-    assert version == "0003"
+    assert int(version) >= 3  # upgraded through 0003 (to the head)
     assert [tuple(r) for r in got] == [(1, "label", "alice", "r0"), (3, "label", "bob", "r2")]
 
 

@@ -85,8 +85,30 @@ def _serve_parser(sub: Any) -> None:
         choices=("NORMAL", "FULL"),
         help="SQLite: NORMAL survives a killed process, FULL a power cut too",
     )
+    serve.add_argument(
+        "--retain",
+        type=_duration,
+        default=None,
+        metavar="DURATION",
+        help="move unlabelled samples older than this (e.g. 90s, 12h, 30d) to --archive",
+    )
+    serve.add_argument(
+        "--archive",
+        default=None,
+        metavar="DIR",
+        help="folder of the Parquet files retention writes (by stream and day)",
+    )
     serve.add_argument("--log-level", default="warning", help="uvicorn log level")
     serve.set_defaults(func=run_serve)
+
+
+def _duration(text: str) -> float:
+    from cbeal.service.settings import parse_duration
+
+    try:
+        return parse_duration(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _default_db() -> str:
@@ -139,10 +161,17 @@ def run_serve(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
+    if (args.retain is None) != (args.archive is None):
+        print(
+            "cbeal: error: retention needs both a duration and a folder, "
+            "e.g. --retain 30d --archive /var/lib/cbeal/archive",
+            file=sys.stderr,
+        )
+        return 1
     db = args.db or _default_db()
     try:
         app = create_app(_settings(args, db))  # connects and migrates the database
-    except DatabaseUnavailable as exc:
+    except (DatabaseUnavailable, ValueError) as exc:
         print(f"cbeal: error: {exc}", file=sys.stderr)
         return 1
     lines = _started_lines(args, db)
@@ -174,6 +203,8 @@ def _settings(args: argparse.Namespace, db: str) -> Any:
         checkpoint_every=args.checkpoint_every,
         retrain=args.retrain,
         sqlite_sync=args.sqlite_sync,
+        retain_seconds=args.retain,
+        archive=args.archive,
     )
 
 

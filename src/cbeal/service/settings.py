@@ -9,7 +9,33 @@ from dataclasses import dataclass, field
 
 from cbeal.service.store.db import default_url
 
-__all__ = ["Settings"]
+__all__ = ["Settings", "parse_duration"]
+
+_UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, "w": 7 * 86400.0}
+
+
+def parse_duration(text: str) -> float:
+    """Seconds in `text`: a positive number and one unit (s, m, h, d or w).
+
+    >>> parse_duration("90s"), parse_duration("12h"), parse_duration("30d"), parse_duration("1.5m")
+    (90.0, 43200.0, 2592000.0, 90.0)
+    >>> parse_duration("30")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: cannot read the duration '30': write a number and a unit, e.g. 90s, ...
+    """
+    said = text.strip().lower()
+    unit = _UNITS.get(said[-1:]) if said else None
+    try:
+        value = float(said[:-1]) if unit is not None else float("nan")
+    except ValueError:
+        value = float("nan")
+    if unit is None or not value > 0 or value == float("inf"):
+        raise ValueError(
+            f"cannot read the duration {text!r}: write a number and a unit, "
+            "e.g. 90s, 15m, 12h, 30d or 2w"
+        )
+    return value * unit
 
 
 @dataclass
@@ -31,3 +57,15 @@ class Settings:
     )
     retrain: str = "background"  # or "sync" (on the request path: reproducible) or "off"
     sqlite_sync: str = "NORMAL"  # "FULL": also survive a power cut (slower commits)
+    retain_seconds: float | None = None  # unlabelled samples older than this leave the database
+    archive: str | None = None  # ... for Parquet files in this folder (engine.archive)
+    trim_seconds: float = 60.0  # give freed heap back to the system this often (0: never)
+
+    def __post_init__(self) -> None:
+        if (self.retain_seconds is None) != (self.archive is None):
+            raise ValueError(
+                "retention needs both `retain_seconds` and an `archive` folder, "
+                "e.g. Settings(retain_seconds=30 * 86400, archive='/var/lib/cbeal/archive')"
+            )
+        if self.retain_seconds is not None and not self.retain_seconds > 0:
+            raise ValueError(f"the retention must be positive, got {self.retain_seconds}")

@@ -150,11 +150,17 @@ def export(
         Literal["samples", "answers"],
         Query(description="samples: one row per sample; answers: one row per expert's answer"),
     ] = "samples",
+    archive: Annotated[
+        bool,
+        Query(description="also the samples the service's retention moved to the archive"),
+    ] = False,
 ) -> Response:
     from cbeal.service.engine.export import export_answers, export_table
 
-    make = export_answers if rows == "answers" else export_table
-    data, media = make(service, name, format)
+    if rows == "answers":
+        data, media = export_answers(service, name, format)
+    else:
+        data, media = export_table(service, name, format, archive=archive)
     return Response(
         data,
         media_type=media,

@@ -1,4 +1,5 @@
-"""Work off the request path: leases, labels due, expired tasks, retrains and checkpoints.
+"""Work off the request path: leases, labels due, expired tasks, retrains, checkpoints,
+retention (engine.archive) and trimming the C heap (engine.heap).
 
 Retraining runs in a worker thread, one job per stream at a time: labels arriving during a
 retrain only mark the stream as wanting another one (triggers coalesce), and ingest keeps
@@ -15,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from cbeal.core import ParameterError
+from cbeal.service.engine import heap
 from cbeal.service.engine.runtime import Runtime
 from cbeal.service.engine.streams import Streams
 from cbeal.service.engine.tasks import TaskOps
@@ -37,16 +39,20 @@ class Background:
         checkpoint_every: int = 500,
         interval: float = 0.25,
         retrain: str = "background",
+        trim_seconds: float = 60.0,
     ) -> None:
         self.streams = streams
         self.tasks = tasks
         self.checkpoint_every = checkpoint_every
         self.interval = interval
         self.retrain = retrain
+        self.trim_seconds = trim_seconds
         self.training: dict[str, int] = {}  # stream -> version being trained
         self.last_retrain: dict[str, float] = {}
         self._checkpointed: dict[str, int] = {}
         self._stop = threading.Event()
+        self.archiver: Any = None  # engine.archive.Archiver, with --retain
+        self.on_refit: Any = None  # called with each background retrain's seconds (metrics)
 
     def start(self) -> None:
         """Start the loop (again after :meth:`stop`: an app may be started several times)."""
@@ -62,17 +68,22 @@ class Background:
         self.checkpoint_all(force=True)
 
     def _loop(self) -> None:
-        renewed = 0.0
+        renewed = trimmed = time.monotonic()
         while not self._stop.wait(self.interval):
             try:
                 if time.monotonic() - renewed >= 1.0:
                     self.streams.renew()
                     renewed = time.monotonic()
+                if self.trim_seconds > 0 and time.monotonic() - trimmed >= self.trim_seconds:
+                    heap.trim()  # the allocator's free pages back to the system
+                    trimmed = time.monotonic()
                 self.tasks.learn_due()
                 self.tasks.expire()
                 if self.retrain == "background":
                     self.schedule_retrains()
                 self.checkpoint_all()
+                if self.archiver is not None:
+                    self.archiver.tick()
             except Exception as exc:  # keep serving; the next tick retries
                 found = outage(exc)
                 if found is not None:  # the database is away: one line, not a traceback
@@ -89,7 +100,10 @@ class Background:
 
     def _retrain(self, name: str, runtime: Runtime) -> None:
         try:
+            began = time.perf_counter()
             learner = runtime.model.train_learner()  # off the lock: ingest goes on
+            if self.on_refit is not None:
+                self.on_refit(time.perf_counter() - began)
             with runtime.lock:
                 self.swap(name, runtime, learner)
         except Exception as exc:
@@ -141,7 +155,7 @@ class Background:
 
     def checkpoint(self, name: str, runtime: Runtime) -> None:
         with runtime.lock:
-            if self.streams.owned().get(name) is not runtime:
+            if self.streams.owned().get(name) is not runtime or runtime.model is None:
                 return
             data, seq = runtime.model.to_bytes(), runtime.seq
         with self.streams.engine.begin() as conn:

@@ -40,24 +40,28 @@ def spreadsheet_safe(cell: Any) -> Any:
 _MEDIA = {"csv": "text/csv", "parquet": "application/vnd.apache.parquet"}
 
 
-def export_table(service: Any, name: str, fmt: str) -> tuple[bytes, str]:
-    """The stream's samples in arrival order: features, decision, task and label columns."""
+def export_table(service: Any, name: str, fmt: str, *, archive: bool = False) -> tuple[bytes, str]:
+    """The stream's samples in arrival order: features, decision, task and label columns;
+    with `archive`, the archived samples first (no task: they were never asked)."""
     import pandas as pd
 
     runtime = service.streams.get(name)
     features = runtime.config.features
     query = export_query(runtime.stream_id)
     with service.engine.connect() as conn:
-        rows = conn.execute(query).all()
-    frame = pd.DataFrame([r._asdict() for r in rows])
+        rows: list[Any] = [r._asdict() for r in conn.execute(query)]
+    if archive and service.archiver is not None:
+        rows = _archived(service.archiver.folder, name, query) + rows
+        rows.sort(key=lambda r: r["seq"])
+    frame = pd.DataFrame(rows)
     if frame.empty:
         frame = pd.DataFrame(columns=[c.name for c in query.selected_columns])
     values = (
-        pd.DataFrame([list(r.x) for r in rows], columns=features, dtype=float)
+        pd.DataFrame([list(r["x"]) for r in rows], columns=features, dtype=float)
         if rows
         else pd.DataFrame(columns=features, dtype=float)
     )
-    frame["reason"] = [r.decision.get("reason") for r in rows]
+    frame["reason"] = [r["decision"].get("reason") for r in rows]
     frame = frame.drop(columns=["x", "decision"])
     for col in ("received_at", "labelled_at", "learned_at"):
         frame[col] = pd.to_datetime(frame[col], unit="s", utc=True)
@@ -114,6 +118,23 @@ def export_answers(service: Any, name: str, fmt: str) -> tuple[bytes, str]:
     buf = io.BytesIO()
     frame.to_parquet(buf, index=False)
     return buf.getvalue(), _MEDIA[fmt]
+
+
+def _archived(folder: Any, name: str, query: Any) -> list[dict[str, Any]]:
+    """The archived samples of stream `name` as export rows."""
+    import orjson
+
+    from cbeal.service.engine.archive import read_archive
+
+    columns = [c.name for c in query.selected_columns]
+    out = []
+    for r in read_archive(folder, name).to_dict("records"):
+        row = dict.fromkeys(columns)
+        row.update(r, seq=int(r["seq"]), x=list(r["x"]))
+        row["prediction"] = None if r["prediction"] is None else orjson.loads(r["prediction"])
+        row["decision"] = orjson.loads(r["decision"])
+        out.append(row)
+    return out
 
 
 def csv_bytes(frame: Any) -> bytes:

@@ -4,13 +4,16 @@ task queue, the background work and the metrics."""
 from __future__ import annotations
 
 import gc
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+from cbeal.service.engine.archive import Archiver
 from cbeal.service.engine.background import Background
 from cbeal.service.engine.streams import Streams
 from cbeal.service.engine.tasks import TaskOps
 from cbeal.service.engine.tokens import TokenCache
 from cbeal.service.metrics import Metrics
+from cbeal.service.store import retention
 from cbeal.service.store.db import connect, migrate
 
 if TYPE_CHECKING:
@@ -42,8 +45,19 @@ class Service:
             self.tasks,
             checkpoint_every=settings.checkpoint_every,
             retrain=settings.retrain,
+            trim_seconds=settings.trim_seconds,
         )
+        self.archiver: Archiver | None = None
+        if settings.retain_seconds is not None and settings.archive is not None:
+            self.archiver = Archiver(
+                self.streams,
+                Path(settings.archive),
+                settings.retain_seconds,
+                checkpoint=self.background.checkpoint,
+            )
+            self.background.archiver = self.archiver
         self.metrics = Metrics()
+        self.background.on_refit = self.metrics.refit.observe
         if settings.retrain == "sync":
             self.tasks.after_learning = self.background.refit_now
 
@@ -59,6 +73,11 @@ class Service:
         gc.collect()
         gc.freeze()
         self.background.start()
+
+    def database_bytes(self) -> int:
+        """The database's size on disk (see store.retention.database_bytes)."""
+        with self.engine.connect() as conn:
+            return retention.database_bytes(conn)
 
     def stop(self) -> None:
         self.background.stop()

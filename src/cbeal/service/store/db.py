@@ -156,6 +156,9 @@ def _engine(url: str, sqlite_sync: str) -> Engine:
             cursor.execute(f"PRAGMA synchronous={sqlite_sync.upper()}")
             cursor.execute("PRAGMA foreign_keys=ON")
             cursor.execute("PRAGMA busy_timeout=10000")
+            # the write-ahead log is cut back to 64 MiB after each checkpoint (else it keeps
+            # the size of its largest burst): with retention the files plateau
+            cursor.execute("PRAGMA journal_size_limit=67108864")
             cursor.close()
 
         event.listen(engine, "connect", pragmas)

@@ -7,7 +7,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Integer, Select, func, or_, select
 
-from cbeal.service.store.tables import samples, tasks
+from cbeal.service.store.tables import samples, streams, tasks
 
 __all__ = [
     "export_query",
@@ -22,7 +22,8 @@ POOL_STATES = ("initial", "labelled", "learned")
 
 
 def stream_counts(conn: Connection, stream_id: int) -> dict[str, int]:
-    """Samples received, labels received, labels learned and how many were predicted right."""
+    """Samples received (those retention archived too), labels received, labels learned and
+    how many were predicted right."""
     learned, right = conn.execute(
         select(func.count(), func.sum(func.cast(tasks.c.correct, Integer))).where(
             tasks.c.stream_id == stream_id, tasks.c.correct.is_not(None)
@@ -36,8 +37,11 @@ def stream_counts(conn: Connection, stream_id: int) -> dict[str, int]:
     n_samples = conn.execute(
         select(func.count()).where(samples.c.stream_id == stream_id, samples.c.seq > 0)
     ).scalar_one()
+    archived = conn.execute(
+        select(streams.c.archived).where(streams.c.id == stream_id)
+    ).scalar_one_or_none()
     return {
-        "samples": int(n_samples),
+        "samples": int(n_samples) + int(archived or 0),
         "labels": int(received),
         "learned": int(learned),
         "right": int(right or 0),

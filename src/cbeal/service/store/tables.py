@@ -2,7 +2,7 @@
 
 * ``streams``: one row per line or machine — its configuration, the last event it wrote
   (``last_seq``, the fencing token every write checks) and the lease of the process that
-  owns it.
+  owns it, and how far retention archived it.
 * ``events``: the stream's log, in order: each sample, label, cancellation, refit and
   start. The model is a pure function of this log (plus the latest checkpoint).
 * ``samples``: every sample received, with the decision made for it (acquired or not).
@@ -47,6 +47,10 @@ streams = Table(
     Column("last_seq", BigInteger, nullable=False, default=0),
     Column("owner", String(100), nullable=True),
     Column("lease_until", Float, nullable=True),
+    # 0003: retention moved the stream's unlabelled samples up to this sequence number to
+    # the archive, this many in all (see store.retention)
+    Column("archived_through", BigInteger, nullable=False, server_default="0"),
+    Column("archived", BigInteger, nullable=False, server_default="0"),
 )
 
 events = Table(
