@@ -10,7 +10,22 @@ Library errors name parameters in backticks (`test_fraction`), which
 
 from __future__ import annotations
 
+import signal
 import sys
+
+_SIGINT_SEEN = False
+
+
+def _on_sigint(signum: int, frame: object) -> None:
+    """Python's own Ctrl-C, remembered: an interrupt that lands inside a C extension's import
+    (numpy's, for one) can surface as another error, which must still say one line."""
+    global _SIGINT_SEEN
+    _SIGINT_SEEN = True
+    raise KeyboardInterrupt
+
+
+if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not when embedded
+    signal.signal(signal.SIGINT, _on_sigint)
 
 try:  # Ctrl-C while the command line loads: one line too (the imports are light: no numpy)
     import argparse
@@ -68,6 +83,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:  # Ctrl-C: a short message, not a traceback; 130 = 128 + SIGINT
         return _interrupted(args)
     except Exception as exc:
+        if _SIGINT_SEEN:  # the interrupt came out of an import as another error
+            return _interrupted(args)
         code = None if args is None else _failed(exc, parser, args)
         if code is None:
             raise

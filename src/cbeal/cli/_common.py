@@ -4,8 +4,12 @@ secrets from the environment, and library messages turned into flag names."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
+import signal
+import threading
+from collections.abc import Iterator
 from typing import Any
 
 __all__ = [
@@ -99,3 +103,22 @@ def subparser_of(parser: argparse.ArgumentParser, command: str) -> Any:
         if isinstance(action, argparse._SubParsersAction):
             return action.choices.get(command)
     return None
+
+
+@contextlib.contextmanager
+def loading_quietly() -> Iterator[None]:
+    """Hold a Ctrl-C while compiled libraries load (numpy, pandas, scikit-learn): inside a C
+    extension's import an interrupt can surface as an ImportError, or be swallowed by a
+    library's optional import. Held here, it arrives a moment later, in cbeal's own code,
+    and ends the command with its one line."""
+    holds = hasattr(signal, "pthread_sigmask") and threading.current_thread() is (
+        threading.main_thread()
+    )
+    if not holds:
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)

@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import importlib
 import sys
 from pathlib import Path
 from typing import Any
 
-from cbeal.cli._common import HelpFormatter, add_progress, as_flags, catalog_choices
+from cbeal.cli._common import (
+    HelpFormatter,
+    add_progress,
+    as_flags,
+    catalog_choices,
+    loading_quietly,
+)
 
 __all__ = ["register"]
 
@@ -156,9 +164,13 @@ def _protocol_flags(run: argparse.ArgumentParser) -> None:
 
 
 def run_table(args: argparse.Namespace) -> int:
-    from cbeal.reports.folder import check_out
-    from cbeal.reports.tablerun import console_lines, write_report
-    from cbeal.tablerun import RunOptions, execute, prepare
+    with loading_quietly():  # what the run loads, before a Ctrl-C can land in it
+        for heavy in ("pandas", "sklearn.linear_model", "matplotlib.pyplot"):
+            with contextlib.suppress(ImportError):  # a missing extra is said further on
+                importlib.import_module(heavy)
+        from cbeal.reports.folder import check_out
+        from cbeal.reports.tablerun import console_lines, write_report
+        from cbeal.tablerun import RunOptions, execute, prepare
 
     if (args.file is None) == (args.data is None) and args.file != args.data:
         args.parser.error("give the file once: as the first argument or with --data")
