@@ -250,16 +250,17 @@ def test_every_layer_says_why_it_exists() -> None:
 
 # inside the service: SQL at the bottom, HTTP at the top
 SERVICE_LAYERS: dict[str, set[str]] = {
+    "names": set(),
     "store": set(),
-    "schemas": set(),
+    "schemas": {"names"},
     "metrics": set(),
     "middleware": set(),
     "settings": {"store"},
-    "engine": {"metrics", "schemas", "settings", "store"},
+    "engine": {"metrics", "names", "schemas", "settings", "store"},
     "migrations": {"store"},
-    "deps": {"engine"},
+    "deps": {"engine", "names"},
     "errors": {"engine", "store"},
-    "api": {"deps", "engine", "schemas"},
+    "api": {"deps", "engine", "names", "schemas"},
     "app": {"api", "deps", "engine", "errors", "middleware", "settings"},
     "__init__": set(),
 }

@@ -8,6 +8,8 @@ import sys
 from typing import Any
 
 from cbeal.cli._common import HelpFormatter
+from cbeal.service.names import ROLES
+from cbeal.service.settings import RETRAIN_MODES, SQLITE_SYNC, default_of
 
 __all__ = ["register"]
 
@@ -43,46 +45,49 @@ def _serve_parser(sub: Any) -> None:
     serve.add_argument(
         "--undo-seconds",
         type=float,
-        default=60.0,
+        default=default_of("undo_seconds"),
         help="how long a label can be undone before the model learns it",
     )
     serve.add_argument(
         "--lease-seconds",
         type=float,
-        default=15.0,
+        default=default_of("lease_seconds"),
         help="how long a stream stays owned by this process without renewal",
     )
     serve.add_argument(
         "--task-lease-seconds",
         type=float,
-        default=300.0,
+        default=default_of("task_lease_seconds"),
         help="how long an expert holds a task before it returns to the queue",
     )
     serve.add_argument(
         "--max-lease-seconds",
         type=float,
-        default=7 * 86400.0,
+        default=default_of("max_lease_seconds"),
         help="the longest lease a client may ask for (Label Studio pushes ask for 7 days)",
     )
     serve.add_argument(
         "--max-open-leases",
         type=int,
-        default=1000,
+        default=default_of("max_open_leases"),
         help="how many tasks one token may hold leased at a time",
     )
     serve.add_argument(
-        "--checkpoint-every", type=int, default=5000, help="save the model every this many events"
+        "--checkpoint-every",
+        type=int,
+        default=default_of("checkpoint_every"),
+        help="save the model every this many events",
     )
     serve.add_argument(
         "--retrain",
-        default="background",
-        choices=("background", "sync", "off"),
+        default=default_of("retrain"),
+        choices=RETRAIN_MODES,
         help="retrain in a worker thread, on the request path (every run reproducible), or never",
     )
     serve.add_argument(
         "--sqlite-sync",
-        default="NORMAL",
-        choices=("NORMAL", "FULL"),
+        default=default_of("sqlite_sync"),
+        choices=SQLITE_SYNC,
         help="SQLite: NORMAL survives a killed process, FULL a power cut too",
     )
     serve.add_argument(
@@ -114,7 +119,7 @@ def _duration(text: str) -> float:
 def _default_db() -> str:
     from cbeal.service.store.db import default_url
 
-    return default_url("cbeal-service.db")
+    return default_url()
 
 
 def _port_free(host: str, port: int) -> bool:
@@ -142,7 +147,7 @@ def _started_lines(args: argparse.Namespace, db: str) -> list[str]:
         where = "" if args.db is None else f" --db '{redact(db)}'"
         lines.append(
             "cbeal serve: every request needs a token; create one with: cbeal token create "
-            f"--role admin --name you{where}  (roles: ingest, annotate, review, admin)"
+            f"--role admin --name you{where}  (roles: {', '.join(ROLES)})"
         )
     lines.append("cbeal serve: stop with Ctrl-C")
     return lines
@@ -228,7 +233,7 @@ def _token_parser(sub: Any) -> None:
     create.add_argument(
         "--role",
         required=True,
-        choices=("ingest", "annotate", "review", "admin"),
+        choices=ROLES,
         help="what the token may do",
     )
     create.add_argument("--name", default="cli", help="who uses it (shown in the audit)")

@@ -19,6 +19,7 @@ from pydantic import BeforeValidator
 
 from cbeal.service.engine.service import Service
 from cbeal.service.engine.tokens import Principal, task_stream
+from cbeal.service.names import Role
 
 __all__ = [
     "Admin",
@@ -116,7 +117,7 @@ async def principal(
     return who
 
 
-def require(*roles: str) -> Callable[..., Any]:
+def require(*roles: Role) -> Callable[..., Any]:
     """A dependency that lets callers of `roles` (and admins) through, else 403."""
 
     # pure: runs on the event loop (a sync dependency costs a thread-pool round trip)

@@ -5,11 +5,15 @@ from __future__ import annotations
 import os
 import socket
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
+from typing import Any
 
-from cbeal.service.store.db import default_url
+__all__ = ["RETRAIN_MODES", "SQLITE_SYNC", "Settings", "default_of", "parse_duration"]
 
-__all__ = ["Settings", "parse_duration"]
+#: retrain in a worker thread, on the request path (every run reproducible), or never
+RETRAIN_MODES = ("background", "sync", "off")
+#: SQLite's synchronous mode: NORMAL survives a killed process, FULL a power cut too
+SQLITE_SYNC = ("NORMAL", "FULL")
 
 _UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, "w": 7 * 86400.0}
 
@@ -42,7 +46,7 @@ def parse_duration(text: str) -> float:
 class Settings:
     """How a service process runs (the ``cbeal serve`` options)."""
 
-    db: str = field(default_factory=default_url)
+    db: str = field(default_factory=lambda: _default_db())
     open: bool = False  # no tokens: a local demo only
     undo_seconds: float = 60.0
     lease_seconds: float = 15.0
@@ -62,6 +66,11 @@ class Settings:
     trim_seconds: float = 60.0  # give freed heap back to the system this often (0: never)
 
     def __post_init__(self) -> None:
+        for name, allowed in (("retrain", RETRAIN_MODES), ("sqlite_sync", SQLITE_SYNC)):
+            if getattr(self, name) not in allowed:
+                raise ValueError(
+                    f"{name} must be one of {', '.join(allowed)}, got {getattr(self, name)!r}"
+                )
         if (self.retain_seconds is None) != (self.archive is None):
             raise ValueError(
                 "retention needs both `retain_seconds` and an `archive` folder, "
@@ -69,3 +78,23 @@ class Settings:
             )
         if self.retain_seconds is not None and not self.retain_seconds > 0:
             raise ValueError(f"the retention must be positive, got {self.retain_seconds}")
+
+
+def default_of(name: str) -> Any:
+    """The default of the setting `name`: the one place it is written (the CLI's flags and
+    the engine read it from here).
+
+    >>> default_of("checkpoint_every"), default_of("undo_seconds")
+    (5000, 60.0)
+    """
+    for f in fields(Settings):
+        if f.name == name and f.default is not MISSING:
+            return f.default
+    raise KeyError(f"no setting {name!r} with a fixed default")
+
+
+def _default_db() -> str:
+    # the database layer loads SQLAlchemy: only when a Settings is made, not for `--help`
+    from cbeal.service.store.db import default_url
+
+    return default_url()

@@ -29,6 +29,7 @@ from cbeal.service.api.streams import StreamName
 from cbeal.service.deps import Ingest, ServiceDep, revoked
 from cbeal.service.engine.ingest import ingest
 from cbeal.service.engine.tokens import Principal, TokenRevoked, still_valid
+from cbeal.service.names import STREAM_NAME
 from cbeal.service.schemas.common import errors
 from cbeal.service.schemas.samples import SamplesIn, SamplesReply
 
@@ -74,7 +75,7 @@ def post_samples(name: StreamName, body: SamplesIn, who: Ingest, service: Servic
     return Response(decide(service, name, body, who), media_type="application/json")
 
 
-_PATH = re.compile(r"^/api/v1/streams/([A-Za-z0-9][A-Za-z0-9_.-]{0,99})/samples$")
+_PATH = re.compile(f"^/api/v1/streams/({STREAM_NAME[1:-1]})/samples$")
 _JSON = (b"application/json", b"application/json; charset=utf-8")
 
 

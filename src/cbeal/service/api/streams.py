@@ -13,6 +13,7 @@ from cbeal.service.engine.agreement import stream_agreement
 from cbeal.service.engine.history import MAX_POINTS, history
 from cbeal.service.engine.insight import error_band
 from cbeal.service.engine.status import stream_config, stream_status
+from cbeal.service.names import STREAM_NAME
 from cbeal.service.schemas.common import errors
 from cbeal.service.schemas.experts import AgreementOut, ExpertSettingsIn
 from cbeal.service.schemas.stream_replies import BandOut
@@ -26,7 +27,7 @@ from cbeal.service.schemas.streams import (
 
 __all__ = ["StreamName", "router"]
 
-StreamName = Annotated[str, Path(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")]
+StreamName = Annotated[str, Path(pattern=STREAM_NAME)]
 
 router = APIRouter(prefix="/api/v1/streams", tags=["streams"], route_class=StrictRoute)
 

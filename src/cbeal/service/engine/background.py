@@ -36,10 +36,10 @@ class Background:
         streams: Streams,
         tasks: TaskOps,
         *,
-        checkpoint_every: int = 500,
-        interval: float = 0.25,
-        retrain: str = "background",
-        trim_seconds: float = 60.0,
+        checkpoint_every: int,
+        retrain: str,
+        trim_seconds: float,
+        interval: float = 0.25,  # how often the loop wakes: not a setting, its pace
     ) -> None:
         self.streams = streams
         self.tasks = tasks

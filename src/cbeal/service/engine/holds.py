@@ -80,8 +80,8 @@ class TaskBase:
         *,
         undo_seconds: float,
         lease_seconds: float,
-        max_lease_seconds: float = 7 * 86400,
-        max_open_leases: int = 1000,
+        max_lease_seconds: float,
+        max_open_leases: int,
     ) -> None:
         self.streams = streams
         self.undo_seconds = undo_seconds

@@ -42,7 +42,7 @@ class StreamBusy(RuntimeError):
 class Streams:
     """The streams this process owns, loaded on first use."""
 
-    def __init__(self, engine: Engine, *, owner: str, lease_seconds: float = 15.0) -> None:
+    def __init__(self, engine: Engine, *, owner: str, lease_seconds: float) -> None:
         self.engine = engine
         self.owner = owner
         self.lease_seconds = lease_seconds

@@ -27,11 +27,10 @@ from typing import Any
 from sqlalchemy import Engine
 
 from cbeal.core.exceptions import ParameterError
-from cbeal.service.schemas.tokens import TOKEN_NAME
+from cbeal.service.names import ROLES, STREAM_NAME, TOKEN_NAME
 from cbeal.service.store import tokens as rows
 
 __all__ = [
-    "ROLES",
     "Principal",
     "TokenCache",
     "TokenRevoked",
@@ -45,9 +44,8 @@ __all__ = [
     "task_stream",
 ]
 
-ROLES = ("ingest", "annotate", "review", "admin")
-STREAM_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
-NAME = re.compile(TOKEN_NAME)
+_STREAM = re.compile(STREAM_NAME)
+_NAME = re.compile(TOKEN_NAME)
 TOUCH_EVERY = 60.0  # seconds: how fresh "last used" is (one write per token per minute)
 
 log = logging.getLogger("cbeal.service.tokens")
@@ -110,7 +108,7 @@ def _scope(streams: Sequence[str] | None) -> list[str] | None:
     scope = sorted(set(streams))
     if not scope:
         raise ParameterError("a scoped token needs at least one stream (or no scope at all)")
-    bad = [s for s in scope if not STREAM_NAME.match(s)]
+    bad = [s for s in scope if not _STREAM.match(s)]
     if bad:
         raise ParameterError(
             f"not a stream name: {bad[0]!r} (letters, digits, '_', '.', '-'; up to 100)"
@@ -142,7 +140,7 @@ def issue_token(
     """:func:`create_token`, also returning the stored token as :func:`list_tokens` shows it."""
     if role not in ROLES:
         raise ParameterError(f"role must be one of {', '.join(ROLES)}, got {role!r}")
-    if not isinstance(name, str) or not NAME.match(name):
+    if not isinstance(name, str) or not _NAME.match(name):
         raise ParameterError(
             f"a token's name (who uses it) is 1 to 100 letters, digits, '_', '.', '@' or '-', "
             f"the first a letter or digit; got {name!r}"

@@ -30,6 +30,7 @@ from cbeal.catalog import (
     preset_entry,
 )
 from cbeal.core import BudgetError, LabelCount, ParameterError
+from cbeal.service.names import STREAM_NAME
 from cbeal.service.schemas.measured import check_classification, check_regression, is_regressor_name
 from cbeal.service.schemas.stream_replies import (
     HistoryOut,
@@ -60,7 +61,7 @@ Label = Annotated[
 Value = StrictFloat | None
 #: a sample: values by feature name, or a list in the order of the stream's features
 Row = dict[str, Value] | list[Value]
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
+_NAME = re.compile(STREAM_NAME)
 
 
 class Initial(BaseModel):

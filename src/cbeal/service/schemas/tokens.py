@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["TOKEN_NAME", "RevokedOut", "TokenIn", "TokenListOut", "TokenOut", "TokenRow"]
+from cbeal.service.names import STREAM_NAME, TOKEN_NAME, Role
 
-StreamRef = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")]
-# a token's name stands in a path (POST /api/v1/tokens/{name}/revoke): nothing to encode
-TOKEN_NAME = r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,99}$"
+__all__ = ["RevokedOut", "TokenIn", "TokenListOut", "TokenOut", "TokenRow"]
+
+StreamRef = Annotated[str, Field(pattern=STREAM_NAME)]
 
 
 class TokenIn(BaseModel):
@@ -20,7 +20,7 @@ class TokenIn(BaseModel):
         description="who uses it: 1 to 100 letters, digits, '_', '.', '@' or '-', "
         "the first a letter or digit",
     )
-    role: Literal["ingest", "annotate", "review", "admin"]
+    role: Role
     streams: list[StreamRef] | None = Field(
         default=None,
         min_length=1,
