@@ -179,7 +179,10 @@ def test_labels_skip_cannot_tell_and_undo(db: str) -> None:
         assert service.tasks.learn_due() == 1
         assert c.get(f"/api/v1/tasks/{a['task_id']}").json()["status"] == "learned"
         r = c.post(f"/api/v1/tasks/{a['task_id']}/undo", json={"request_id": "u2"})
-        assert r.status_code == 409 and "undo window" in r.text
+        assert r.status_code == 409 and "answer is final" in r.text
+        r = c.post(f"/api/v1/tasks/{a['task_id']}/label", json={"label": "ok", "request_id": "r9"})
+        # a learned task's answer cannot be changed: no advice to undo what cannot be undone
+        assert r.status_code == 409 and "answer is final" in r.text and "/undo" not in r.text
         assert c.get("/api/v1/streams/line1").json()["labels_learned"] == 1
 
 

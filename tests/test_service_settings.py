@@ -16,11 +16,11 @@ from cbeal.cli import build_parser
 
 pytest.importorskip("fastapi")
 
-from cbeal.service.engine.background import Background  # noqa: E402
-from cbeal.service.engine.holds import TaskBase  # noqa: E402
-from cbeal.service.engine.streams import Streams  # noqa: E402
-from cbeal.service.names import ROLES, STREAM_NAME, TOKEN_NAME  # noqa: E402
-from cbeal.service.settings import Settings, default_of  # noqa: E402
+from cbeal.service.engine.background import Background
+from cbeal.service.engine.holds import TaskBase
+from cbeal.service.engine.streams import Streams
+from cbeal.service.names import ROLES, STREAM_NAME, TOKEN_NAME
+from cbeal.service.settings import Settings, default_of
 
 SRC = Path(cbeal.__file__).parent
 

@@ -39,6 +39,8 @@ from cbeal.service.store.tasks import Holder
 
 __all__ = ["Actor", "Conflict", "Forbidden", "TaskOps"]
 
+_FINAL = ("learned", "cannot_tell", "expired")  # the model has used (or dropped) the answer
+
 
 class TaskOps(ExpertOps):
     """Task operations of one service process."""
@@ -146,7 +148,12 @@ class TaskOps(ExpertOps):
         if task.status != "open":
             if task.request_id == request_id and task.label == value:
                 return self.view(task_id)  # the same request again
-            raise Conflict(f"task {task_id} is {task.status}; undo the answer first")
+            if task.status in _FINAL:
+                raise self._final(task)
+            raise Conflict(
+                f"task {task_id} is {task.status}; undo that answer first "
+                f"(POST /api/v1/tasks/{task_id}/undo, within {self.undo_seconds:g} s of it)"
+            )
 
         def write(conn: Any, holder: Holder | None, t: float) -> bool:
             done = rows.set_labelled(
@@ -191,14 +198,23 @@ class TaskOps(ExpertOps):
         if task.status == "labelled" and self._change(task, actor, "undo", write):
             return self.view(task_id)
         task = self._task(task_id)
-        if task.status in ("learned", "cannot_tell", "expired"):
-            raise Conflict(
-                f"task {task_id} was {task.status} already; the model has used the "
-                f"answer (the undo window is {self.undo_seconds:g} s)"
-            )
+        if task.status in _FINAL:
+            raise self._final(task)
         if task.status == "open":
             raise Conflict(f"task {task_id} is open: it holds no answer to undo")
         raise self._held_elsewhere(task, "undo")
+
+    def _final(self, task: Any) -> Conflict:
+        # no advice to undo here: past the window nothing can, so say what is final
+        when = (
+            "as it is given"
+            if self.undo_seconds <= 0
+            else f"{self.undo_seconds:g} s after it is given (the undo window)"
+        )
+        return Conflict(
+            f"task {task.id} was {task.status.replace('_', ' ')} already: its answer is final "
+            f"(the model takes an answer {when}; after that it cannot be changed or undone)"
+        )
 
     def skip(self, task_id: int, actor: Actor) -> dict[str, Any]:
         task = self._task(task_id)
