@@ -8,15 +8,19 @@ import contextlib
 import os
 import re
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 from typing import Any
 
 __all__ = [
     "HelpFormatter",
+    "RetryNotice",
     "add_progress",
+    "add_url",
     "as_flags",
     "catalog_choices",
+    "say_retry",
     "secret",
     "subparser_of",
 ]
@@ -122,3 +126,41 @@ def loading_quietly() -> Iterator[None]:
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+def add_url(parser: argparse.ArgumentParser) -> None:
+    """The --url flag of every client of the service (``cbeal serve``'s own address)."""
+    parser.add_argument("--url", default="http://127.0.0.1:8000", help="service address")
+
+
+class RetryNotice:
+    """Tell the operator once that the service is away and how long the bridge waits, then
+    one short line per retry (a new line first only after a progress line on a terminal).
+
+    >>> import contextlib, io
+    >>> say, err = RetryNotice(30.0), io.StringIO()
+    >>> with contextlib.redirect_stderr(err):
+    ...     say(OSError("cannot reach http://x"), 1.0); say(OSError("cannot reach http://x"), 2.0)
+    >>> print(err.getvalue(), end="")
+    cbeal: cannot reach http://x; waiting for it up to 30 s, trying again with growing pauses
+    cbeal: still waiting; next try in 2.0 s
+    """
+
+    def __init__(self, wait: float | None = None) -> None:
+        self.wait = wait
+        self.told = False
+
+    def __call__(self, exc: Exception, pause: float) -> None:
+        lead = "\n" if sys.stderr.isatty() else ""
+        if not self.told:
+            self.told = True
+            limit = f" up to {self.wait:g} s" if self.wait else ""
+            text = f"{exc}; waiting for it{limit}, trying again with growing pauses"
+        else:
+            text = f"still waiting; next try in {pause:.1f} s"
+        print(f"{lead}cbeal: {text}", file=sys.stderr, flush=True)
+
+
+def say_retry(exc: Exception, pause: float) -> None:
+    """One retry notice of a client with no wait limit (see :class:`RetryNotice`)."""
+    RetryNotice()(exc, pause)

@@ -10,11 +10,16 @@ import logging
 import sys
 from typing import Any
 
-from cbeal.cli._common import HelpFormatter, add_progress, catalog_choices, secret
+from cbeal.cli._common import (
+    HelpFormatter,
+    RetryNotice,
+    add_progress,
+    add_url,
+    catalog_choices,
+    secret,
+)
 
 __all__ = ["register"]
-
-URL_HELP = "service address"
 
 
 def register(sub: Any) -> None:
@@ -23,39 +28,6 @@ def register(sub: Any) -> None:
     _replay_parser(sub)
     _mqtt_parser(sub)
     labelstudio_parser(sub)
-
-
-class RetryNotice:
-    """Tell the operator once that the service is away and how long the bridge waits, then
-    one short line per retry (a new line first only after a progress line on a terminal).
-
-    >>> import contextlib, io
-    >>> say, err = RetryNotice(30.0), io.StringIO()
-    >>> with contextlib.redirect_stderr(err):
-    ...     say(OSError("cannot reach http://x"), 1.0); say(OSError("cannot reach http://x"), 2.0)
-    >>> print(err.getvalue(), end="")
-    cbeal: cannot reach http://x; waiting for it up to 30 s, trying again with growing pauses
-    cbeal: still waiting; next try in 2.0 s
-    """
-
-    def __init__(self, wait: float | None = None) -> None:
-        self.wait = wait
-        self.told = False
-
-    def __call__(self, exc: Exception, pause: float) -> None:
-        lead = "\n" if sys.stderr.isatty() else ""
-        if not self.told:
-            self.told = True
-            limit = f" up to {self.wait:g} s" if self.wait else ""
-            text = f"{exc}; waiting for it{limit}, trying again with growing pauses"
-        else:
-            text = f"still waiting; next try in {pause:.1f} s"
-        print(f"{lead}cbeal: {text}", file=sys.stderr, flush=True)
-
-
-def say_retry(exc: Exception, pause: float) -> None:
-    """One retry notice of a client with no wait limit (see :class:`RetryNotice`)."""
-    RetryNotice()(exc, pause)
 
 
 # ---------------------------------------------------------------------- replay
@@ -69,7 +41,7 @@ def _replay_parser(sub: Any) -> None:
     )
     rep.add_argument("file", help=".csv or .parquet file, one row per part")
     rep.add_argument("--stream", required=True, help="stream name")
-    rep.add_argument("--url", default="http://127.0.0.1:8000", help=URL_HELP)
+    add_url(rep)
     rep.add_argument("--id", default=None, help="column with the part id (default: row number)")
     rep.add_argument(
         "--label",
@@ -270,7 +242,7 @@ def _mqtt_parser(sub: Any) -> None:
     mq.add_argument("--topic", required=True, help="topic the machines publish samples to")
     mq.add_argument("--reply", required=True, help="topic the decisions are published to")
     mq.add_argument("--stream", required=True, help="stream name")
-    mq.add_argument("--url", default="http://127.0.0.1:8000", help=URL_HELP)
+    add_url(mq)
     mq.add_argument(
         "--client-id",
         default=None,

@@ -8,8 +8,7 @@ import argparse
 import sys
 from typing import Any
 
-from cbeal.cli._common import HelpFormatter, secret
-from cbeal.cli.bridges import URL_HELP, say_retry
+from cbeal.cli._common import HelpFormatter, add_url, say_retry, secret
 
 __all__ = ["labelstudio_parser"]
 
@@ -40,7 +39,7 @@ def labelstudio_parser(sub: Any) -> None:
             formatter_class=HelpFormatter,
         )
         p.add_argument("--stream", required=True, help="stream name")
-        p.add_argument("--url", default="http://127.0.0.1:8000", help=URL_HELP)
+        add_url(p)
         if action != "config":
             p.add_argument("--ls-url", required=True, help="Label Studio address")
             p.add_argument("--project", type=int, required=True, help="Label Studio project id")

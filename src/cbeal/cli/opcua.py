@@ -10,7 +10,7 @@ import logging
 import sys
 from typing import Any
 
-from cbeal.cli._common import HelpFormatter, secret
+from cbeal.cli._common import HelpFormatter, add_url, secret
 
 __all__ = ["register"]
 
@@ -43,7 +43,7 @@ def register(sub: Any) -> None:
         default=None,
         help="node id the decided part's id is written to, after the decision",
     )
-    op.add_argument("--url", default="http://127.0.0.1:8000", help="service address")
+    add_url(op)
     op.add_argument(
         "--journal",
         default=None,
