@@ -88,8 +88,9 @@ class Server:
         extra: tuple[str, ...] = (),
         port: int | None = None,
         log: Path | None = None,
+        env: dict[str, str] | None = None,
     ) -> None:
-        self.db, self.extra = db, extra
+        self.db, self.extra, self.env = db, extra, env
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = log
@@ -113,6 +114,7 @@ class Server:
             ],
             stdout=out,
             stderr=out,
+            env=None if self.env is None else {**os.environ, **self.env},
         )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -157,22 +158,17 @@ def replay(
     `labels(frame, label, measured)` gives the label column's values, measured
     values or classes, or raises saying what to do (default: the column as it is).
     """
-    if tolerance is not None and not (tolerance > 0 and np.isfinite(tolerance)):
-        raise ParameterError(
-            f"`tolerance` must be a number > 0, got {tolerance!r}: the half-width of the band "
-            "around the measured value that counts as right, in the column's unit"
-        )
-    if second_opinion_below is not None and not 0 < second_opinion_below <= 1:
-        raise ParameterError(
-            f"`second_opinion_below` is a certainty in (0, 1], got {second_opinion_below!r}: "
-            "a part the model was less sure of than this gets a second answer, e.g. 0.7"
-        )
-    if labels_per_part is not None and not 1 <= labels_per_part <= 10:
-        raise ParameterError(
-            f"`labels_per_part` is a whole number from 1 to 10, got {labels_per_part!r}"
-        )
-    if unit is not None and tolerance is None:
-        raise ParameterError("`unit` names the unit of measured values: give the `tolerance` too")
+    new = _NewStream(
+        initial=initial,
+        budget=budget,
+        budget_fraction=budget_fraction,
+        preset=preset,
+        learner=learner,
+        tolerance=tolerance,
+        unit=unit,
+        labels_per_part=labels_per_part,
+        second_opinion_below=second_opinion_below,
+    )
     if speed is not None:
         if time_col is None:
             raise ParameterError("`speed` needs the `time` column that gives the pace")
@@ -184,7 +180,6 @@ def replay(
     pace = None if speed is None else _Pace(_seconds(frame, str(time_col)), speed, clock, sleep)
     client = Client(url, token, on_retry=on_retry, retry_for=retry_for)
     ids = (frame[id_col].astype(str) if id_col else frame.index.map(lambda i: f"row-{i}")).tolist()
-    start = 0
     missing = create and stream not in client.call("GET", "/api/v1/streams")["streams"]
     if missing and label is None:
         raise ValueError("creating a stream needs the label column (label=...)")
@@ -195,61 +190,18 @@ def replay(
     if label is not None:
         values = labels(frame, label, measured) if labels else frame[label]
         truth = [_number(v, label) if measured else _plain(v) for v in values]
+    start = 0
     if missing and truth is not None:
-        what: dict[str, Any] = (
-            {"task": "regression", "tolerance": tolerance, "unit": unit, "learner": learner}
-            if measured
-            else {"classes": sorted(set(truth), key=str), "learner": learner or "logreg"}
-        )
+        first = {"x": _rows(frame.iloc[:initial], features), "y": truth[:initial]}
+        body = new.body(stream, features, measured, truth)
         client.call(
-            "POST",
-            "/api/v1/streams",
-            json={
-                "name": stream,
-                "features": features,
-                **{k: v for k, v in what.items() if v is not None},
-                **({} if budget is None else {"budget": budget}),  # None: the service's
-                **({} if budget_fraction is None else {"budget_fraction": budget_fraction}),
-                **({} if preset is None else {"preset": preset}),
-                **({} if labels_per_part is None else {"labels_per_part": labels_per_part}),
-                **(
-                    {}
-                    if second_opinion_below is None
-                    else {"second_opinion_below": second_opinion_below}
-                ),
-                "initial": {
-                    "x": _rows(frame.iloc[:initial], features),
-                    "y": truth[:initial],
-                    "ids": ids[:initial],
-                },
-            },
+            "POST", "/api/v1/streams", json={**body, "initial": {**first, "ids": ids[:initial]}}
         )
         start = initial
     end = len(frame) if limit is None else min(len(frame), start + limit)
-    sent = asked = answered = 0
-    by_id = dict(zip(ids, range(len(ids)), strict=True))
-    lo = start
-    while lo < end:
-        hi = min(end, lo + batch)
-        if pace is not None:
-            hi = pace.due(lo, hi)
-        rows = _rows(frame.iloc[lo:hi], features)
-        reply = client.call(
-            "POST",
-            f"/api/v1/streams/{stream}/samples",
-            json={
-                "samples": [
-                    {"id": ids[i], "x": r} for i, r in zip(range(lo, hi), rows, strict=True)
-                ]
-            },
-        )
-        sent += hi - lo
-        asked += sum(d["acquire"] and not d["duplicate"] for d in reply["decisions"])
-        if answer and truth is not None:
-            answered += _answer(client, stream, truth, by_id, Path(path).name)
-        if progress is not None:
-            progress(sent, asked, answered)
-        lo = hi
+    sender = _Sender(client, stream, features, ids, batch, pace, progress)
+    answers = None if not answer or truth is None else (truth, Path(path).name)
+    sent, asked, answered = sender.send(frame, start, end, answers)
     return {
         "sent": sent,
         "asked": asked,
@@ -258,6 +210,107 @@ def replay(
         "ignored": ignored,
         "status": client.call("GET", f"/api/v1/streams/{stream}"),
     }
+
+
+@dataclass(frozen=True)
+class _NewStream:
+    """What a stream created by the replay is made of, checked before any row is read."""
+
+    initial: int
+    budget: str | None
+    budget_fraction: float | None
+    preset: str | None
+    learner: str | None
+    tolerance: float | None
+    unit: str | None
+    labels_per_part: int | None
+    second_opinion_below: float | None
+
+    def __post_init__(self) -> None:
+        tolerance, below = self.tolerance, self.second_opinion_below
+        if tolerance is not None and not (tolerance > 0 and np.isfinite(tolerance)):
+            raise ParameterError(
+                f"`tolerance` must be a number > 0, got {tolerance!r}: the half-width of the "
+                "band around the measured value that counts as right, in the column's unit"
+            )
+        if below is not None and not 0 < below <= 1:
+            raise ParameterError(
+                f"`second_opinion_below` is a certainty in (0, 1], got {below!r}: "
+                "a part the model was less sure of than this gets a second answer, e.g. 0.7"
+            )
+        if self.labels_per_part is not None and not 1 <= self.labels_per_part <= 10:
+            raise ParameterError(
+                f"`labels_per_part` is a whole number from 1 to 10, got {self.labels_per_part!r}"
+            )
+        if self.unit is not None and tolerance is None:
+            raise ParameterError(
+                "`unit` names the unit of measured values: give the `tolerance` too"
+            )
+
+    def body(
+        self, stream: str, features: list[str], measured: bool, truth: list[Any]
+    ) -> dict[str, Any]:
+        """The stream's configuration (without its initial set); None: the service's."""
+        what: dict[str, Any] = (
+            {"task": "regression", "tolerance": self.tolerance, "unit": self.unit}
+            if measured
+            else {"classes": sorted(set(truth), key=str)}
+        )
+        given = {
+            "learner": self.learner if measured else self.learner or "logreg",
+            "budget": self.budget,
+            "budget_fraction": self.budget_fraction,
+            "preset": self.preset,
+            "labels_per_part": self.labels_per_part,
+            "second_opinion_below": self.second_opinion_below,
+        }
+        chosen = {k: v for k, v in {**what, **given}.items() if v is not None}
+        return {"name": stream, "features": features, **chosen}
+
+
+class _Sender:
+    """Sends the rows in batches (at the pace, if any), answering the asked ones if told."""
+
+    def __init__(
+        self,
+        client: Client,
+        stream: str,
+        features: list[str],
+        ids: list[str],
+        batch: int,
+        pace: _Pace | None,
+        progress: Callable[[int, int, int], None] | None,
+    ) -> None:
+        self.client, self.stream, self.features, self.ids = client, stream, features, ids
+        self.batch, self.pace, self.progress = batch, pace, progress
+
+    def send(
+        self, frame: Any, start: int, end: int, answers: tuple[list[Any], str] | None
+    ) -> tuple[int, int, int]:
+        """Rows `start` to `end`: how many were sent, asked for and answered."""
+        sent = asked = answered = 0
+        by_id = dict(zip(self.ids, range(len(self.ids)), strict=True))
+        lo = start
+        while lo < end:
+            hi = min(end, lo + self.batch)
+            if self.pace is not None:
+                hi = self.pace.due(lo, hi)
+            rows = _rows(frame.iloc[lo:hi], self.features)
+            samples = [
+                {"id": self.ids[i], "x": r} for i, r in zip(range(lo, hi), rows, strict=True)
+            ]
+            reply = self.client.call(
+                "POST", f"/api/v1/streams/{self.stream}/samples", json={"samples": samples}
+            )
+            sent += hi - lo
+            asked += sum(d["acquire"] and not d["duplicate"] for d in reply["decisions"])
+            if answers is not None:
+                truth, file = answers
+                answered += _answer(self.client, self.stream, truth, by_id, file)
+            if self.progress is not None:
+                self.progress(sent, asked, answered)
+            lo = hi
+        return sent, asked, answered
 
 
 def _measured(client: Client, stream: str, tolerance: float | None) -> bool:

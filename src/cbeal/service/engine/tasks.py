@@ -207,7 +207,7 @@ class TaskOps(ExpertOps):
     def _final(self, task: Any) -> Conflict:
         # no advice to undo here: past the window nothing can, so say what is final
         when = (
-            "as it is given"
+            "at once (the undo window is 0 s)"
             if self.undo_seconds <= 0
             else f"{self.undo_seconds:g} s after it is given (the undo window)"
         )
