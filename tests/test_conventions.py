@@ -260,9 +260,32 @@ SERVICE_LAYERS: dict[str, set[str]] = {
     "deps": {"engine"},
     "errors": {"engine", "store"},
     "api": {"deps", "engine", "schemas"},
-    "app": {"api", "deps", "engine", "errors", "middleware", "settings"},
+    "fastpath": {"api", "engine", "schemas"},
+    "app": {"api", "deps", "engine", "errors", "fastpath", "middleware", "settings"},
     "__init__": set(),
 }
+
+SERVICE_WHY: dict[str, str] = {
+    "store": "the database: tables, SQL and transactions, nothing else",
+    "schemas": "the wire format of requests and replies (pydantic)",
+    "metrics": "the Prometheus counters the engine and the routes update",
+    "middleware": "ASGI layers around every request: headers, token before body, body size",
+    "settings": "the service's configuration, read once at start",
+    "engine": "the service's work without HTTP: streams, tasks, tokens, ingest",
+    "migrations": "the database's schema versions (alembic)",
+    "deps": "FastAPI's dependencies: the principal, its role and scope, the service",
+    "errors": "engine and store errors mapped to HTTP replies",
+    "api": "the routes, one module per resource",
+    "fastpath": "the samples route's plain success answered without FastAPI's machinery, "
+    "by the route's own functions (so it sits above api)",
+    "app": "assembles the application: routers, middleware, error handlers",
+    "__init__": "the service's public names",
+}
+
+
+def test_every_service_layer_says_why_it_exists() -> None:
+    assert set(SERVICE_WHY) == set(SERVICE_LAYERS), set(SERVICE_WHY) ^ set(SERVICE_LAYERS)
+    assert all(len(reason) > 10 for reason in SERVICE_WHY.values())
 
 
 def _cbeal_imports(path: Path) -> set[str]:
