@@ -73,7 +73,7 @@ def use(name: str) -> str:
             if _MATCHES[0]:
                 KERNELS["euclidean"] = distances.euclidean_into
             if _MATCHES[1]:
-                KERNELS["pace"] = pacer.decide
+                KERNELS["pace"] = pacer.step
             KERNELS["agent"] = window.advise_agent
             KERNELS["group"] = window.advise_group
             KERNELS["group_many"] = window.advise_group_many
