@@ -124,6 +124,17 @@ def test_core_imports_only_numpy_and_stdlib() -> None:
             assert ok, f"{path.name} imports {name}: the core may use numpy and stdlib only"
 
 
+def test_no_core_modules_import_each_other_in_a_cycle() -> None:
+    # a cycle, even through an import inside a function, makes a module's meaning depend
+    # on which of the two loads first (window_agent ↔ window_pack was one)
+    graph = {
+        path.stem: {n.split(".")[2] for n in _cbeal_imports(path) if n.startswith("cbeal.core.")}
+        for path in sorted((SRC / "core").glob("*.py"))
+        if path.stem != "__init__"  # the package's facade imports every module
+    }
+    _acyclic({k: v - {k} for k, v in graph.items()})
+
+
 def test_sklearn_and_plotting_only_in_their_layers() -> None:
     sklearn_ok = {"learners", "streams", "experiments", "adapters"}
     for path in sorted(SRC.rglob("*.py")):
