@@ -5,8 +5,9 @@ arithmetic (the window agents' distances, scores and window updates, one call pe
 or per ``query_many`` batch; Exp4.P's weights and control chart; the quantile pacer's step)
 in the core's table :data:`cbeal.core.window.KERNELS`, which the core consults at every
 call. The advice is the same bit for bit — the numpy code is the reference, and the tests
-compare both over long seeded streams — so a model decides the same with or without
-numba; only faster. Two kernels sum in the order of a library numpy calls (einsum's
+compare each twin with it step by step and both over long seeded streams — so a model
+decides the same with or without numba; only faster. A window agent declares which
+kernel scores it (:meth:`cbeal.core.window_agent.WindowAgent.kernel_spec`). Two kernels sum in the order of a library numpy calls (einsum's
 distances, OpenBLAS's dot product); they are registered only where a check at registration
 finds that order on this machine (:mod:`cbeal.kernels.distances`,
 :mod:`cbeal.kernels.pacer`), and numpy computes those sums elsewhere.
