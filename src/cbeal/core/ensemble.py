@@ -15,7 +15,7 @@ from cbeal.core.policy import Policy, Proposal
 from cbeal.core.window import KERNELS
 from cbeal.core.window_agent import WindowAgent, WindowGroup
 
-__all__ = ["AgentEnsemble", "EnsembleAgents", "name_agents"]
+__all__ = ["AgentEnsemble", "name_agents"]
 
 
 def name_agents(agents: Sequence[Any]) -> list[tuple[str, Agent]]:
