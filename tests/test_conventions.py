@@ -124,6 +124,17 @@ def test_core_imports_only_numpy_and_stdlib() -> None:
             assert ok, f"{path.name} imports {name}: the core may use numpy and stdlib only"
 
 
+def test_no_core_modules_import_each_other_in_a_cycle() -> None:
+    # a cycle, even through an import inside a function, makes a module's meaning depend
+    # on which of the two loads first (window_agent ↔ window_pack was one)
+    graph = {
+        path.stem: {n.split(".")[2] for n in _cbeal_imports(path) if n.startswith("cbeal.core.")}
+        for path in sorted((SRC / "core").glob("*.py"))
+        if path.stem != "__init__"  # the package's facade imports every module
+    }
+    _acyclic({k: v - {k} for k, v in graph.items()})
+
+
 def test_sklearn_and_plotting_only_in_their_layers() -> None:
     sklearn_ok = {"learners", "streams", "experiments", "adapters"}
     for path in sorted(SRC.rglob("*.py")):
@@ -261,9 +272,33 @@ SERVICE_LAYERS: dict[str, set[str]] = {
     "deps": {"engine", "names"},
     "errors": {"engine", "store"},
     "api": {"deps", "engine", "names", "schemas"},
-    "app": {"api", "deps", "engine", "errors", "middleware", "settings"},
+    "fastpath": {"api", "engine", "names", "schemas"},
+    "app": {"api", "deps", "engine", "errors", "fastpath", "middleware", "settings"},
     "__init__": set(),
 }
+
+SERVICE_WHY: dict[str, str] = {
+    "names": "the names a client types (streams, tokens, roles): each rule written once",
+    "store": "the database: tables, SQL and transactions, nothing else",
+    "schemas": "the wire format of requests and replies (pydantic)",
+    "metrics": "the Prometheus counters the engine and the routes update",
+    "middleware": "ASGI layers around every request: headers, token before body, body size",
+    "settings": "the service's configuration, read once at start",
+    "engine": "the service's work without HTTP: streams, tasks, tokens, ingest",
+    "migrations": "the database's schema versions (alembic)",
+    "deps": "FastAPI's dependencies: the principal, its role and scope, the service",
+    "errors": "engine and store errors mapped to HTTP replies",
+    "api": "the routes, one module per resource",
+    "fastpath": "the samples route's plain success answered without FastAPI's machinery, "
+    "by the route's own functions (so it sits above api)",
+    "app": "assembles the application: routers, middleware, error handlers",
+    "__init__": "the service's public names",
+}
+
+
+def test_every_service_layer_says_why_it_exists() -> None:
+    assert set(SERVICE_WHY) == set(SERVICE_LAYERS), set(SERVICE_WHY) ^ set(SERVICE_LAYERS)
+    assert all(len(reason) > 10 for reason in SERVICE_WHY.values())
 
 
 def _cbeal_imports(path: Path) -> set[str]:

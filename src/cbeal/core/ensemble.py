@@ -12,10 +12,10 @@ from cbeal.core.ewma import ChartStep
 from cbeal.core.exceptions import ParameterError
 from cbeal.core.exp4p import Exp4P
 from cbeal.core.policy import Policy, Proposal
+from cbeal.core.window import KERNELS
 from cbeal.core.window_agent import WindowAgent, WindowGroup
-from cbeal.core.window_pack import group_advice, prepare_ahead
 
-__all__ = ["AgentEnsemble", "deciding", "name_agents"]
+__all__ = ["AgentEnsemble", "name_agents"]
 
 
 def name_agents(agents: Sequence[Any]) -> list[tuple[str, Agent]]:
@@ -38,22 +38,68 @@ def name_agents(agents: Sequence[Any]) -> list[tuple[str, Agent]]:
     return named
 
 
-def deciding(policy: Any) -> list[tuple[int, Agent]]:
-    """The agents of `policy` that track the drawn decisions, by position (others inherit
-    a no-op ``decided_one``): calling only them saves a call per agent per sample. Kept
-    until the policy starts again."""
-    found = policy.__dict__.get("_deciders")
-    if found is None:
-        found = [
-            (i, a)
-            for i, (_, a) in enumerate(policy.named_agents)
-            if type(a).decided_one is not Agent.decided_one
-        ]
-        policy.__dict__["_deciders"] = found
-    return found
+class EnsembleAgents:
+    """What the ensemble policies (the vote, score fusion) share about their agents: the
+    window groups' advice (``_groups``: the agents' positions and their
+    :class:`~cbeal.core.window_agent.WindowGroup`), one sample at a time or a batch
+    computed ahead, and the agents that track the drawn decisions."""
+
+    agents_: list[tuple[str, Agent]]
+    _groups: list[tuple[list[int], WindowGroup]]
+    # a batch's advice computed ahead and the next row to hand out (None: none ahead)
+    _ahead: list[Any] | None = None
+    # the agents that track the decisions, by position (None: not looked up since start)
+    _deciders: list[tuple[int, Agent]] | None = None
+
+    def _deciding(self) -> list[tuple[int, Agent]]:
+        """The agents that track the drawn decisions, by position (others inherit a no-op
+        ``decided_one``): calling only them saves a call per agent per sample. Kept until
+        the policy starts again."""
+        found = self._deciders
+        if found is None:
+            found = self._deciders = [
+                (i, a)
+                for i, (_, a) in enumerate(self.agents_)
+                if type(a).decided_one is not Agent.decided_one
+            ]
+        return found
+
+    def _prepare_ahead(self, X: np.ndarray | None, n_agents: int) -> None:
+        """Before a batch (``query_many``): the advice of the window groups on every row of
+        `X`, computed at once, for :meth:`_group_advice` to hand out row by row; None ends
+        the batch. Window agents advise on the samples alone, never on the decisions, so
+        the advice is that of the rows one by one. Nothing is computed ahead when a group
+        cannot run compiled (the rows are then advised one by one)."""
+        self._ahead = None
+        groups = self._groups
+        if X is None or X.shape[0] < 2 or not groups:
+            return
+        if not all(g.metric == "euclidean" and g.pack(idx) is not None for idx, g in groups):
+            return
+        if "group_many" not in KERNELS or "euclidean" not in KERNELS:
+            return
+        block = np.empty((X.shape[0], n_agents))
+        for idx, group in groups:
+            group.advise_many(X, block, idx)
+        self._ahead = [block, 0]
+
+    def _group_advice(self, x: np.ndarray, n_agents: int) -> np.ndarray:
+        """A fresh advice array with the window groups' advice on `x` filled in: the next
+        row computed ahead by :meth:`_prepare_ahead`, or the groups advising now."""
+        ahead = self._ahead
+        if ahead is not None:
+            block, k = ahead
+            ahead[1] = k + 1
+            if k + 1 == block.shape[0]:
+                self._ahead = None
+            return block[k]
+        out = np.empty(n_agents)
+        for idx, group in self._groups:
+            group.advise_into(x, out, idx)
+        return out
 
 
-class AgentEnsemble(Policy):
+class AgentEnsemble(EnsembleAgents, Policy):
     """Weighted vote of agents, weights learned by Exp4.P-EWMA, with ε-greedy folded in.
 
     ``P' = (1 − ε) P + ε [1, 0]`` is both the probability the acquire arm is drawn with
@@ -129,14 +175,11 @@ class AgentEnsemble(Policy):
         grouped = {i for idx, _ in self._groups for i in idx}
         self._solo = [(i, a) for i, (_, a) in enumerate(self.agents_) if i not in grouped]
 
-    def _deciding(self) -> list[tuple[int, Agent]]:
-        return deciding(self)
-
     def prepare(self, X: np.ndarray | None) -> None:
-        prepare_ahead(self, X, len(self.agents_))
+        self._prepare_ahead(X, len(self.agents_))
 
     def propose(self, ctx: Context) -> Proposal:
-        advice = group_advice(self, ctx.x, len(self.agents_))
+        advice = self._group_advice(ctx.x, len(self.agents_))
         for i, agent in self._solo:
             advice[i] = agent.advise_one(ctx)
         p, w = self.solver_.mix(advice, float(self.epsilon))

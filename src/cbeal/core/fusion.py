@@ -20,13 +20,12 @@ import numpy as np
 
 from cbeal.core.agent import Agent, Context
 from cbeal.core.deficit_pacer import DeficitPacer
-from cbeal.core.ensemble import deciding, name_agents
+from cbeal.core.ensemble import EnsembleAgents, name_agents
 from cbeal.core.exceptions import ParameterError
 from cbeal.core.fusion_weights import EqualWeights, FusionWeights
 from cbeal.core.pacer import QuantilePacer
 from cbeal.core.policy import Policy, Proposal
 from cbeal.core.window_agent import WindowAgent, WindowGroup
-from cbeal.core.window_pack import group_advice, prepare_ahead
 
 __all__ = ["ScoreFusion", "share_windows"]
 
@@ -49,7 +48,7 @@ def share_windows(
     return groups, [(i, a) for i, a in enumerate(agents) if i not in grouped]
 
 
-class ScoreFusion(Policy):
+class ScoreFusion(EnsembleAgents, Policy):
     """Fuse the members' scores, then pace one budget over the fused score.
 
     Acquire with probability ``(1 − ε) · ask + ε``, where ``ask`` is the pacer's yes/no on
@@ -228,11 +227,11 @@ class ScoreFusion(Policy):
         return kept[1]
 
     def prepare(self, X: np.ndarray | None) -> None:
-        prepare_ahead(self, X, len(self.agents_))
+        self._prepare_ahead(X, len(self.agents_))
 
     def propose(self, ctx: Context) -> Proposal:
         if self._groups:
-            scores = group_advice(self, ctx.x, len(self.agents_))
+            scores = self._group_advice(ctx.x, len(self.agents_))
             for i, agent in self._solo:
                 scores[i] = agent.score_one(ctx)
             values = scores.tolist()
@@ -267,7 +266,7 @@ class ScoreFusion(Policy):
         if acquired:
             self.pacer_.acquired_one()
         advice = proposal.advice
-        for i, agent in deciding(self):
+        for i, agent in self._deciding():
             agent.decided_one(float(advice[i]), acquired)
 
     def on_label(

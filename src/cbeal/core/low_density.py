@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from cbeal.core.exceptions import ParameterError
-from cbeal.core.window_agent import WindowAgent
+from cbeal.core.window_agent import KernelSpec, WindowAgent, compiled_alike
 
 __all__ = ["LowDensityAgent"]
 
@@ -69,6 +69,13 @@ class LowDensityAgent(WindowAgent):
         super()._check_params()
         if not 0 < float(self.sparsity_fraction):
             raise ParameterError(f"sparsity_fraction must be > 0, got {self.sparsity_fraction!r}")
+
+    def kernel_spec(self) -> KernelSpec | None:
+        """The compiled window kernel's LD (kind 0), with :meth:`_score`'s divisor ``L · δ_L``."""
+        if not compiled_alike(type(self), LowDensityAgent, ("_score", "lsf")):
+            return None
+        param = float(self.window_size * self.sparsity_fraction)
+        return 0, param, True, bool(self.exact_window), 0.0
 
     def lsf(self, d: np.ndarray) -> int:
         """Local sparsity factor of a sample whose distances to the members are `d`."""

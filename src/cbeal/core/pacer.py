@@ -55,7 +55,7 @@ from cbeal.core.exceptions import ParameterError
 from cbeal.core.params import Params
 from cbeal.core.window import KERNELS
 
-__all__ = ["QuantilePacer"]
+__all__ = ["QuantilePacer", "allowance", "level", "step"]
 
 
 class QuantilePacer(Params):
@@ -108,6 +108,11 @@ class QuantilePacer(Params):
     >>> asked                                    # 0.6 is the lowest, yet due at the horizon
     [False, False, False, True]
     """
+
+    # the last weights: the object (an identity check) and its values (a model file from
+    # before these caches has neither)
+    _fused_object: Any = None
+    _fused_list: list[float] | None = None
 
     @classmethod
     def _unit_test_params(cls) -> list[dict[str, Any]]:
@@ -164,17 +169,16 @@ class QuantilePacer(Params):
     @property
     def allowance(self) -> float:
         """Labels accrued and not spent: ``b · t + h(t) − acquired`` (negative when ahead)."""
-        accrued = float(self.budget_fraction) * self.n_seen_
-        head = float(self.head_start)
-        over = float(self.head_start_over)
-        if over > 0.0:  # granted evenly over `over` labels' worth of samples
-            head *= min(1.0, accrued / over)
-        return accrued + head - self.n_acquired_
+        return allowance(
+            float(self.budget_fraction), float(self.head_start), float(self.head_start_over),
+            self.n_seen_, self.n_acquired_,
+        )  # fmt: skip
 
     def decide(self, scores: np.ndarray, weights: np.ndarray) -> tuple[float, float, bool]:
         """Observe one sample's member `scores`; ``(fused score, threshold, ask)``.
 
-        The window is re-fused whenever `weights` differ from the last call's.
+        The window is re-fused whenever `weights` differ from the last call's; otherwise
+        :func:`step` (or its compiled twin, :mod:`cbeal.kernels.pacer`) takes the sample.
         """
         window = self.scores_
         slot = self.next_
@@ -182,65 +186,54 @@ class QuantilePacer(Params):
         self.next_ = slot + 1 if slot + 1 < n else 0
         size = self.size_ = self.size_ + 1 if self.size_ < n else n
         seen = self.n_seen_ = self.n_seen_ + 1
-        # unchanged: the very read-only array of its own of the last call (score fusion's
-        # weights while they stay the same), or equal as plain floats (np.array_equal's
-        # exact test, NaN differing from itself, at a tenth of its cost)
-        same = weights is self.__dict__.get("_fused_object")
-        own = same and weights.base is None and not weights.flags.writeable and weights.ndim == 1
-        if not own:
-            now = weights.tolist()
-            last = self.__dict__.get("_fused_list")
-            if last is None and self.fused_weights_ is not None:  # loaded from an older file
-                last = self.__dict__["_fused_list"] = self.fused_weights_.tolist()
-            same = last is not None and now == last
-            self.__dict__["_fused_object"] = weights
-        if not same:
+        hz = self.horizon
+        pace = (
+            float(self.budget_fraction), float(self.head_start), float(self.head_start_over),
+            float(self.tolerance), math.nan if hz is None else float(hz),
+        )  # fmt: skip
+        same, own = self._same_weights(weights)
+        if not same:  # the whole window fused under the new weights
             window[slot] = scores
             self.fused_[:size] = window[:size] @ weights
             self.fused_weights_ = np.array(weights, dtype=np.float64)
-            self.__dict__["_fused_list"] = self.fused_weights_.tolist()
+            self._fused_list = self.fused_weights_.tolist()
             fused = float(self.fused_[slot])
+            at = level(*pace, seen, self.n_acquired_)
+            threshold = math.inf if at < 0.0 else _quantile(self.fused_[:size], at)
         else:
             kernel = KERNELS.get("pace")
-            if (
+            if not (
                 kernel is not None
                 and weights.shape[0] <= 15
                 and scores.shape == weights.shape == window.shape[1:]
                 and _dense(scores)
                 and (own or _dense(weights))  # a 1-D array of its own is dense
-            ):  # the same step compiled (cbeal.kernels.pacer); OpenBLAS's dot of ≤ 15 terms
-                hz = self.horizon
-                fused, level, threshold = kernel(
-                    window, self.fused_, scores, weights, slot, size, seen, self.n_acquired_,
-                    float(self.budget_fraction), float(self.head_start),
-                    float(self.head_start_over), float(self.tolerance),
-                    math.nan if hz is None else float(hz),
-                )  # fmt: skip
-                if level < 0.0:
-                    return fused, math.inf, False
-                if threshold != threshold:  # a NaN in the window: numpy's order statistics
-                    threshold = _quantile(self.fused_[:size], level)
-                return fused, threshold, fused >= threshold
-            window[slot] = scores
-            fused = float(scores @ weights)
-            self.fused_[slot] = fused
-        # a label is due once it has accrued (the tiny slack absorbs b · t's rounding);
-        # the allowance's arithmetic, inlined
-        b = float(self.budget_fraction)
-        accrued = b * seen
-        head = float(self.head_start)
-        over = float(self.head_start_over)
-        if over > 0.0:
-            head *= min(1.0, accrued / over)
-        due = accrued + head - self.n_acquired_ - 1.0 + 1e-9
-        if due < 0.0:
+            ):  # the compiled twin sums as OpenBLAS's dot of ≤ 15 dense terms only
+                kernel = step
+            fused, at, threshold = kernel(
+                window, self.fused_, scores, weights, slot, size, seen, self.n_acquired_, *pace
+            )
+            if threshold != threshold:  # a NaN in the window: numpy's order statistics
+                threshold = _quantile(self.fused_[:size], at)
+        if at < 0.0:  # no label is due
             return fused, math.inf, False
-        tol = float(self.tolerance)
-        level = (1.0 - b) * max(0.0, 1.0 - due / tol)
-        if self.horizon is not None:  # wait less when little time is left
-            level *= min(1.0, max(0.0, b * (float(self.horizon) - seen) / tol))
-        threshold = _quantile(self.fused_[:size], level)
         return fused, threshold, fused >= threshold
+
+    def _same_weights(self, weights: np.ndarray) -> tuple[bool, bool]:
+        """Whether `weights` are the last call's, and whether they are its very read-only
+        array of its own (score fusion's weights while they stay the same); equal as plain
+        floats otherwise (np.array_equal's exact test, NaN differing from itself, at a
+        tenth of its cost)."""
+        same = weights is self._fused_object
+        own = same and weights.base is None and not weights.flags.writeable and weights.ndim == 1
+        if not own:
+            now = weights.tolist()
+            last = self._fused_list
+            if last is None and self.fused_weights_ is not None:  # loaded from an older file
+                last = self._fused_list = self.fused_weights_.tolist()
+            same = last is not None and now == last
+            self._fused_object = weights
+        return same, own
 
     def _modelfile_state(self) -> dict[str, Any]:
         """What a model file keeps: all but the last weights object (an identity check)."""
@@ -257,6 +250,60 @@ class QuantilePacer(Params):
         self._check()
         self.n_seen_ = 0
         self.n_acquired_ = 0
+
+
+def allowance(b: float, head: float, over: float, seen: int, acquired: int) -> float:
+    """Labels accrued and not spent after `seen` samples: ``b · t + h(t) − acquired``, the
+    head start `head` granted evenly over `over` labels' worth of samples (at once if 0).
+
+    >>> allowance(0.25, 1.0, 0.0, seen=8, acquired=2)
+    1.0
+    """
+    accrued = b * seen
+    if over > 0.0:
+        head *= min(1.0, accrued / over)
+    return accrued + head - acquired
+
+
+def level(
+    b: float, head: float, over: float, tol: float, horizon: float, seen: int, acquired: int
+) -> float:
+    """The quantile level a sample's fused score must reach after `seen` samples, or -1
+    when no label is due (`horizon` NaN for none): the balance lowers ``1 − b`` to 0 over
+    `tol` labels' worth of samples once a label is due, faster near the horizon.
+
+    >>> level(0.25, 0.0, 0.0, 1.0, math.nan, seen=3, acquired=0)   # 0.75 labels accrued
+    -1.0
+    >>> level(0.25, 0.0, 0.0, 1.0, 4.0, seen=4, acquired=0)        # due at the horizon
+    0.0
+    """
+    # a label is due once it has accrued (the tiny slack absorbs b · t's rounding)
+    due = allowance(b, head, over, seen, acquired) - 1.0 + 1e-9
+    if due < 0.0:
+        return -1.0
+    at = (1.0 - b) * max(0.0, 1.0 - due / tol)
+    if not math.isnan(horizon):  # wait less when little time is left
+        at *= min(1.0, max(0.0, b * (horizon - seen) / tol))
+    return at
+
+
+def step(  # the arrays, the counters, the pace (as level's)
+    window: np.ndarray, fused: np.ndarray, scores: np.ndarray, weights: np.ndarray,
+    slot: int, size: int, seen: int, acquired: int,
+    b: float, head: float, over: float, tol: float, horizon: float,
+) -> tuple[float, float, float]:  # fmt: skip
+    """One step of :meth:`QuantilePacer.decide` with unchanged weights, after its counters
+    moved: `scores` into the `window` at `slot` and their fused score into `fused`;
+    ``(fused score, level, threshold)``, the :func:`level` -1 and the threshold infinite
+    when no label is due. The reference of the compiled :func:`cbeal.kernels.pacer.step`
+    (which returns a NaN threshold when a fused score is NaN)."""
+    window[slot] = scores
+    f = float(scores @ weights)
+    fused[slot] = f
+    at = level(b, head, over, tol, horizon, seen, acquired)
+    if at < 0.0:
+        return f, at, math.inf
+    return f, at, _quantile(fused[:size], at)
 
 
 def check_pace(budget_fraction: Any, window: Any) -> None:

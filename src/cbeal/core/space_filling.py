@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from cbeal.core.window_agent import WindowAgent
+from cbeal.core.window_agent import KernelSpec, WindowAgent, compiled_alike
 
 __all__ = ["SpaceFillingAgent"]
 
@@ -54,6 +54,12 @@ class SpaceFillingAgent(WindowAgent):
         self.window_size = window_size
         self.metric = metric
         self.exact_window = exact_window
+
+    def kernel_spec(self) -> KernelSpec | None:
+        """The compiled window kernel's SPF (kind 1)."""
+        if not compiled_alike(type(self), SpaceFillingAgent, ("_score",)):
+            return None
+        return 1, 0.0, False, bool(self.exact_window), np.inf
 
     def _score(self, d: np.ndarray) -> float:
         if d.shape[0] == 0:

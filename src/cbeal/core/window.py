@@ -20,10 +20,11 @@ from cbeal.core.exceptions import ParameterError
 
 __all__ = ["KERNELS", "METRICS", "DistanceWindow", "RingBuffer", "euclidean_into", "pairwise_to"]
 
-#: Compiled implementations of the window agents' arithmetic by name (``"agent"``,
-#: ``"group"``), registered by :mod:`cbeal.kernels` when numba is installed; empty means
-#: numpy. The core never imports them: it looks them up here at every call, and they give
-#: the same advice bit for bit (the numpy code stays the reference, tested for equality).
+#: Compiled twins of the core's steps by name (the window agents' ``"agent"`` and
+#: ``"group"``, the pacer's ``"pace"``, Exp4.P's and the chart's), registered by
+#: :mod:`cbeal.kernels` when numba is installed; empty means numpy. The core never imports
+#: them: it looks them up here at every call, and they give the same values bit for bit
+#: (the numpy code is the reference; tests/test_kernel_twins.py compares them step by step).
 KERNELS: dict[str, Callable[..., Any]] = {}
 
 

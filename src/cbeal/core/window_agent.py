@@ -1,17 +1,28 @@
-"""Shared machinery of the window-based exploration agents (LD and SPF)."""
+"""Shared machinery of the window-based exploration agents (LD and SPF).
+
+An agent whose arithmetic has a compiled twin (:mod:`cbeal.kernels.window`) declares it by
+its :meth:`WindowAgent.kernel_spec`. A :class:`WindowGroup` shares one distance computation
+among the agents of a metric and packs its agents' arrays for the compiled group kernel
+through :meth:`WindowGroup.pack`, which it owns; numpy alone never needs the packing, and
+the advice is the same either way.
+"""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+import functools
+from typing import Any, ClassVar, TypeAlias
 
 import numpy as np
 
 from cbeal.core.agent import Agent, Context
 from cbeal.core.exceptions import ParameterError
 from cbeal.core.window import KERNELS, METRICS, DistanceWindow, RingBuffer, euclidean_into
-from cbeal.core.window_pack import advise_many, kernel_spec, pack
 
-__all__ = ["WindowAgent", "WindowGroup", "kernel_spec"]
+__all__ = ["KernelSpec", "WindowAgent", "WindowGroup", "compiled_alike"]
+
+#: What the compiled window kernels need to know of an agent: ``(kind, parameter, is-max,
+#: exact, fill)``, the kind 0 scoring as LD, 1 as SPF (:mod:`cbeal.kernels.window`).
+KernelSpec: TypeAlias = tuple[int, float, bool, bool, float]
 
 
 class WindowAgent(Agent):
@@ -57,7 +68,7 @@ class WindowAgent(Agent):
     def advise_given(self, x: np.ndarray, d: np.ndarray) -> float:
         """Advise on `x` whose distances to the members (by slot) are `d`; observes `x`."""
         kernel = KERNELS.get("agent")
-        spec = None if kernel is None else kernel_spec(self)
+        spec = None if kernel is None else self.kernel_spec()
         if kernel is not None and spec is not None:
             w = self.window_
             size, slot = w.size, w.next
@@ -68,6 +79,11 @@ class WindowAgent(Agent):
         p = self._score(d)
         self._observe(x, d)
         return p
+
+    def kernel_spec(self) -> KernelSpec | None:
+        """What the compiled window kernel needs to run this agent, or None when numpy
+        runs it: an agent whose scoring has a compiled twin declares it here."""
+        return None
 
     def _score(self, d: np.ndarray) -> float:
         raise NotImplementedError
@@ -117,6 +133,11 @@ class WindowGroup:
     slot). Decisions are the same as with the agents computing their own distances.
     """
 
+    # the compiled kernel's packed arguments (see pack) and the sample count they were
+    # last in step with: never in a model file, packed again when needed
+    _packed: tuple[Any, ...] | None = None
+    _synced: int | None = None
+
     def __init__(self, agents: list[WindowAgent], X0: np.ndarray) -> None:
         self.agents = agents
         self.metric = agents[0].metric
@@ -141,16 +162,88 @@ class WindowGroup:
         """What a model file keeps: everything but the compiled kernels' packed arguments."""
         return {k: v for k, v in self.__dict__.items() if k not in ("_packed", "_synced")}
 
-    def _pack(self, where: Any) -> tuple[Any, ...] | None:
-        """The compiled group kernel's arguments, or None if numpy must run
-        (:func:`cbeal.core.window_pack.pack`)."""
-        return pack(self, where)
+    def pack(self, where: Any) -> tuple[Any, ...] | None:
+        """The compiled group kernel's arguments (:func:`cbeal.kernels.window.advise_group`),
+        or None if numpy must run (an agent declares no kernel: :meth:`WindowAgent.kernel_spec`).
+
+        The agents' distance matrices, statistics and members, and the slot maps, become
+        slices of four flat arrays (same values, each slice contiguous), so that the kernel
+        gets four arrays rather than four tuples; a table holds each agent's kind, counters,
+        flags and offsets, with `where` (the owner's fixed positions of the agents). Packed
+        once: again only when the sharing was broken (a copy of the model: the first
+        agent's arrays are then no slices) or the windows moved without the kernel (the
+        numpy path ran: the counters are read again).
+        """
+        packed = self._packed
+        if packed is not None and self.agents[0].stat_.base is packed[3]:
+            if self._synced != self.count:
+                table = packed[0]
+                for k, a in enumerate(self.agents):
+                    table[k, 1], table[k, 2] = a.window_.size, a.window_.next
+            return packed
+        found = [a.kernel_spec() for a in self.agents]
+        specs = [spec for spec in found if spec is not None]
+        if len(specs) < len(found):
+            return None
+        caps = [a.window_.capacity for a in self.agents]
+        nf = self.buffer.points.shape[1]
+        table = np.zeros((len(caps), 10), dtype=np.int64)
+        reals = np.zeros((len(caps), 2))
+        dists = np.empty(sum(c * c for c in caps))
+        stats = np.empty(sum(caps))
+        points = np.empty(sum(caps) * nf)
+        maps = np.empty(sum(caps), dtype=np.int64)
+        at_d = at_s = 0
+        for k, (a, spec, cap) in enumerate(zip(self.agents, specs, caps, strict=True)):
+            w = a.window_
+            kind, param, is_max, exact, fill = spec
+            table[k] = (kind, w.size, w.next, is_max, exact, cap, at_d, at_s, at_s * nf, where[k])
+            reals[k] = (param, fill)
+            matrix = dists[at_d : at_d + cap * cap].reshape(cap, cap)
+            matrix[...] = w.dist
+            w.dist = matrix
+            members = points[at_s * nf : (at_s + cap) * nf].reshape(cap, nf)
+            members[...] = w.points
+            w.points = members
+            stat = stats[at_s : at_s + cap]
+            stat[...] = a.stat_
+            a.stat_ = stat
+            slot_map = maps[at_s : at_s + cap]
+            slot_map[...] = self.slot_maps[k]
+            self.slot_maps[k] = slot_map
+            at_d += cap * cap
+            at_s += cap
+        cap = self.buffer.capacity
+        packed = (table, reals, dists, stats, points, maps, np.empty(cap), np.empty((cap, nf)))
+        self._packed = packed
+        return packed
 
     def advise_many(self, X: np.ndarray, out: np.ndarray, where: list[int]) -> bool:
-        """Advice of every agent of the group on each row of `X` into ``out[r, where]``,
-        by one compiled call; all windows slide by the rows. False (and nothing done) when
-        the compiled kernels cannot do it (:func:`cbeal.core.window_pack.advise_many`)."""
-        return advise_many(self, X, out, where)
+        """Every agent of the group advises on each row of `X` in turn, into
+        ``out[r, where]``, by one compiled call (:func:`cbeal.kernels.window.advise_group_many`);
+        all windows slide by the rows. False, with nothing done, unless the kernels (with
+        their own Euclidean distances) can run the group."""
+        kernel = KERNELS.get("group_many")
+        if kernel is None or self.metric != "euclidean" or "euclidean" not in KERNELS:
+            return False
+        packed = self.pack(where)
+        if packed is None:
+            return False
+        table, reals, dists, stats, points, maps, d_all, _ = packed
+        buf = self.buffer
+        rows = np.ascontiguousarray(X, dtype=np.float64)
+        kernel(rows, d_all, buf.points, buf.size, buf.next, table, reals, dists, stats, points,
+               maps, out)  # fmt: skip
+        n = rows.shape[0]
+        for a in self.agents:  # the counters the kernel moved in its table, n steps each
+            w = a.window_
+            w.size = min(w.size + n, w.capacity)
+            w.next = (w.next + n) % w.capacity
+        buf.size = min(buf.size + n, buf.capacity)
+        buf.next = (buf.next + n) % buf.capacity
+        self.count += n
+        self._synced = self.count
+        return True
 
     def advise_into(self, x: np.ndarray, out: np.ndarray, where: list[int]) -> None:
         """Advice of every agent of the group on `x` into ``out[where]``; all windows slide.
@@ -160,7 +253,7 @@ class WindowGroup:
         numpy's on this machine); the advice is the same.
         """
         kernel = KERNELS.get("group")
-        packed = None if kernel is None else self._pack(where)
+        packed = None if kernel is None else self.pack(where)
         if kernel is None or packed is None:
             out[where] = self.advise(x)
             return
@@ -184,7 +277,7 @@ class WindowGroup:
         buf.size = n + 1 if n < buf.capacity else n
         buf.next = buf.next + 1 if buf.next + 1 < buf.capacity else 0
         self.count += 1
-        self.__dict__["_synced"] = self.count
+        self._synced = self.count
 
     def advise(self, x: np.ndarray) -> list[float]:
         """Advice of every agent of the group on `x`; all windows slide."""
@@ -199,3 +292,17 @@ class WindowGroup:
             slot_map[slot] = slot_new
         self._push(x)
         return out
+
+
+@functools.cache
+def compiled_alike(
+    cls: type[WindowAgent], owner: type[WindowAgent], names: tuple[str, ...]
+) -> bool:
+    """Whether `cls` computes as `owner`, whose kernel it would inherit: the same window
+    step, extreme and methods `names` (a subclass that changes them runs on numpy)."""
+    same = cls._observe is WindowAgent._observe and cls.advise_given is WindowAgent.advise_given
+    return (
+        same
+        and cls._extreme == owner._extreme
+        and all(getattr(cls, n) is getattr(owner, n) for n in names)
+    )

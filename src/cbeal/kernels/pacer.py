@@ -1,6 +1,6 @@
-"""The quantile pacer's step compiled with numba: :meth:`cbeal.core.QuantilePacer.decide`
-in the same operations and order, so the fused score, threshold and answer are the same
-bit for bit.
+"""The quantile pacer's step compiled with numba: the twin of its reference
+:func:`cbeal.core.pacer.step`, in the same operations and order, so the fused score, level
+and threshold are the same bit for bit (tests/test_kernel_twins.py compares them).
 
 The fused score ``scores @ weights`` is numpy's dot product, which OpenBLAS computes; for
 fewer than 16 members its ``ddot`` is one chain of fused multiply-adds from the first
@@ -22,7 +22,7 @@ import numpy as np
 from numba import njit, types
 from numba.extending import intrinsic
 
-__all__ = ["MAX_MEMBERS", "decide", "dot", "dot_matches_numpy"]
+__all__ = ["MAX_MEMBERS", "dot", "dot_matches_numpy", "step"]
 
 #: Members up to which OpenBLAS's dot product is one chain of fused multiply-adds.
 MAX_MEMBERS = 15
@@ -109,7 +109,7 @@ def _quantile(values: np.ndarray, level: float) -> float:
 
 
 @njit(cache=True, nogil=True)
-def decide(
+def step(
     window: np.ndarray,
     fused: np.ndarray,
     scores: np.ndarray,
@@ -124,11 +124,10 @@ def decide(
     tol: float,
     horizon: float,
 ) -> tuple[float, float, float]:
-    """One step of ``QuantilePacer.decide`` with unchanged weights, after its counters
-    moved: `scores` into the window at `slot`, its fused score; ``(fused score, level,
-    threshold)``, the level -1 when no label is due and the threshold NaN when a fused
-    score is NaN (the caller then takes numpy's quantile at that level). `horizon` is NaN
-    for none."""
+    """:func:`cbeal.core.pacer.step` compiled (its :func:`~cbeal.core.pacer.level`
+    inlined): ``(fused score, level, threshold)``, the level -1 when no label is due; the
+    threshold NaN when a fused score is NaN (the caller then takes numpy's quantile at
+    that level). `horizon` is NaN for none."""
     for j in range(scores.shape[0]):
         window[slot, j] = scores[j]
     f = dot(scores, weights)

@@ -125,7 +125,7 @@ def advise_agent(
     return p
 
 
-#: Columns of a group's integer table, one row per agent (see ``WindowGroup._pack``).
+#: Columns of a group's integer table, one row per agent (see ``WindowGroup.pack``).
 KIND, SIZE, NEXT, IS_MAX, EXACT, CAP, AT_DIST, AT_STAT, AT_POINTS, OUT = range(10)
 
 

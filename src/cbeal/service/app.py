@@ -18,11 +18,11 @@ from fastapi.staticfiles import StaticFiles
 from cbeal._version import __version__
 from cbeal.service.api import ROUTERS
 from cbeal.service.api import tokens as token_routes
-from cbeal.service.api.samples import FastSamples
 from cbeal.service.deps import in_scope, principal
 from cbeal.service.engine.service import Service
 from cbeal.service.engine.tokens import Principal
 from cbeal.service.errors import add_error_handlers
+from cbeal.service.fastpath import FastSamples
 from cbeal.service.middleware import Authenticate, BodyLimit, SecurityHeaders
 from cbeal.service.settings import Settings
 
