@@ -13,9 +13,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from cbeal.experiments.regression.report import write_report
-from cbeal.experiments.regression.runner import EVAL_STRATEGIES, run_part
-from cbeal.experiments.regression.workloads import DEV, EVAL
+from cbeal_studies.regression.report import write_report
+from cbeal_studies.regression.runner import EVAL_STRATEGIES, run_part
+from cbeal_studies.regression.workloads import DEV, EVAL
 
 OUT = Path(__file__).resolve().parent.parent / "benchmark" / "regression"
 

@@ -14,9 +14,9 @@ import sys
 import warnings
 from pathlib import Path
 
-from cbeal.experiments.regression.fresh import FRESH, load_fresh
-from cbeal.experiments.regression.round2 import STRATEGIES, run_grid
-from cbeal.experiments.regression.workloads import DEV2, load_workload
+from cbeal_studies.regression.fresh import FRESH, load_fresh
+from cbeal_studies.regression.round2 import STRATEGIES, run_grid
+from cbeal_studies.regression.workloads import DEV2, load_workload
 
 OUT = Path(__file__).resolve().parent.parent / "benchmark" / "regression" / "round2"
 #: the fresh part's strategies: the winner (as registered) and the controls named in REGRESSION.md
@@ -45,7 +45,7 @@ def main(argv: list[str]) -> None:
         ]
         run_grid(tasks, load_fresh, OUT / "fresh.jsonl", jobs)
     elif argv[:1] == ["report"]:
-        from cbeal.experiments.regression.round2_report import write_report
+        from cbeal_studies.regression.round2_report import write_report
 
         print(write_report(OUT))
     else:

@@ -19,8 +19,8 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import balanced_accuracy_score
 
 from cbeal.catalog import learner
-from cbeal.experiments.suite.scenarios import workload
 from cbeal.models import CbeAL
+from cbeal_studies.label_efficiency.scenarios import workload
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "benchmark" / "agreement"

@@ -26,8 +26,8 @@ def main() -> None:
     parser.add_argument("--out", required=True)
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args()
-    from cbeal.experiments.suite.profiles import PROFILES
-    from cbeal.experiments.suite.runner import collect, run_suite
+    from cbeal_studies.label_efficiency.profiles import PROFILES
+    from cbeal_studies.label_efficiency.runner import collect, run_suite
 
     names = [n for n in args.names.split(",") if n]
     profile = PROFILES[args.profile]

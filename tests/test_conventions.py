@@ -23,6 +23,8 @@ from cbeal import checks
 from cbeal.core import Agent, Params
 
 SRC = Path(cbeal.__file__).parent
+# the studies: a sibling distribution in the same repository (studies/, issue 29)
+STUDIES = Path(__file__).resolve().parents[1] / "studies" / "src" / "cbeal_studies"
 
 
 def _concrete(base: type) -> list[type]:
@@ -125,7 +127,7 @@ def test_core_imports_only_numpy_and_stdlib() -> None:
 
 
 def test_sklearn_and_plotting_only_in_their_layers() -> None:
-    sklearn_ok = {"learners", "streams", "experiments", "adapters"}
+    sklearn_ok = {"learners", "streams", "adapters"}  # the studies (studies/) use it freely
     for path in sorted(SRC.rglob("*.py")):
         rel = path.relative_to(SRC)
         for name in _imports(path):
@@ -133,7 +135,7 @@ def test_sklearn_and_plotting_only_in_their_layers() -> None:
             if top == "sklearn":
                 assert rel.parts[0] in sklearn_ok, f"{rel} imports {name}"
             if top == "matplotlib":
-                assert rel.parts[0] in {"plotting.py", "experiments"}, f"{rel} imports {name}"
+                assert rel.parts[0] == "plotting.py", f"{rel} imports {name}"
 
 
 # which cbeal modules each layer may import (beside itself): every top-level package and
@@ -178,29 +180,11 @@ LAYERS: dict[str, set[str]] = {
         "_version",
     },
     "service": {"bridges", "catalog", "core", "learners", "models", "_version"},
-    "experiments": {
-        "adapters",
-        "baselines",
-        "catalog",
-        "core",
-        "datasets",
-        "evaluation",
-        "learners",
-        "models",
-        "plotting",
-        "provenance",
-        "reports",
-        "simulation",
-        "streams",
-        "trace",
-        "_version",
-    },
     "cli": {
         "bridges",
         "catalog",
         "core",
         "datasets",
-        "experiments",
         "models",
         "reports",
         "service",
@@ -236,7 +220,6 @@ WHY: dict[str, str] = {
     "tablerun": "`cbeal run` on a user's table: the computation, without words",
     "reports": "`cbeal run`'s and the studies' words and tables",
     "service": "`cbeal serve`: the annotation service",
-    "experiments": "the paper's study, the case study and the label-efficiency suite",
     "cli": "the only layer that knows flags",
     "__init__": "the public names, loaded on first use",
     "__main__": "`python -m cbeal`",
@@ -246,6 +229,84 @@ WHY: dict[str, str] = {
 def test_every_layer_says_why_it_exists() -> None:
     assert set(WHY) == set(LAYERS), set(WHY) ^ set(LAYERS)
     assert all(len(reason) > 10 for reason in WHY.values())
+    assert set(STUDY_WHY) == set(STUDY_LAYERS), set(STUDY_WHY) ^ set(STUDY_LAYERS)
+
+
+# the studies (package cbeal_studies in studies/): research beside the product, as
+# scikit-learn and river keep their benchmarks beside the library. They use cbeal's public
+# layers, never the service or the command line; cbeal never imports them (but see below)
+STUDIES_USE = {
+    "adapters",
+    "baselines",
+    "catalog",
+    "core",
+    "datasets",
+    "evaluation",
+    "learners",
+    "models",
+    "plotting",
+    "provenance",
+    "reports",
+    "simulation",
+    "streams",
+    "trace",
+    "_version",
+}
+STUDY_LAYERS: dict[str, set[str]] = {
+    "__init__": set(),
+    "reproduction": set(),
+    "regression": set(),
+    "casestudy": {"reproduction"},
+    "label_efficiency": {"reproduction"},
+}
+STUDY_WHY: dict[str, str] = {
+    "__init__": "what the studies are and how to install them",
+    "reproduction": "the paper's simulation study: scenarios, methods, runs, tables",
+    "regression": "the regression rounds (issue 20) and their fresh workloads",
+    "casestudy": "the paper's case study on SECOM and AI4I line data",
+    "label_efficiency": "the label-efficiency suite and its tuning rounds (BENCHMARK.md)",
+}
+
+
+def test_the_studies_use_only_cbeals_public_layers() -> None:
+    _acyclic(STUDY_LAYERS)
+    for path in sorted(STUDIES.rglob("*.py")):
+        rel = path.relative_to(STUDIES)
+        layer = rel.parts[0].removesuffix(".py")
+        assert layer in STUDY_LAYERS, f"studies/{rel}: add its layer to STUDY_LAYERS"
+        for name in _cbeal_imports(path):
+            used = name.split(".")[1] if "." in name else ""
+            assert used in STUDIES_USE, f"studies/{rel} imports {name}"
+        for name in _imports(path):
+            parts = name.split(".")
+            if parts[0] == "cbeal_studies" and len(parts) > 1:
+                ok = STUDY_LAYERS[layer] | {layer}
+                assert parts[1] in ok, f"studies/{rel} imports {name}"
+
+
+def _top_level_statements(tree: ast.Module) -> list[ast.stmt]:
+    """What runs when the module loads: not the bodies of functions, nor the docstring."""
+    skip = (ast.FunctionDef, ast.ClassDef)
+    return [n for n in tree.body[1:] if not isinstance(n, skip)]  # body[0]: the docstring
+
+
+def test_cbeal_imports_the_studies_only_in_the_clis_study_commands_lazily() -> None:
+    # `cbeal reproduce`, `casestudy` and `benchmark` stay where users know them; the product
+    # installs and starts without the studies
+    allowed = {Path("cli/study.py"), Path("cli/_common.py")}
+    for path in sorted(SRC.rglob("*.py")):
+        rel = path.relative_to(SRC)
+        tree = ast.parse(path.read_text())
+        named = {
+            n.value.split(".")[0]
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Constant) and isinstance(n.value, str)
+        } | {n.split(".")[0] for n in _imports(path)}
+        if "cbeal_studies" not in named:
+            continue
+        assert rel in allowed, f"{rel} imports the studies: only the CLI's study commands may"
+        for node in _top_level_statements(tree):
+            assert "cbeal_studies" not in ast.dump(node), f"{rel} imports the studies at load"
 
 
 # inside the service: SQL at the bottom, HTTP at the top

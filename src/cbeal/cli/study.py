@@ -1,15 +1,38 @@
 """The studies: ``cbeal reproduce`` (the paper's simulation study), ``cbeal casestudy``
-(its case study on bundled data) and ``cbeal benchmark`` (the label-efficiency suite)."""
+(its case study on bundled data) and ``cbeal benchmark`` (the label-efficiency suite).
+
+The studies are a separate distribution in the repository (``studies/``, package
+``cbeal_studies``): each command imports it when it runs, never when the command line
+starts, and says in one line how to install it when it is missing."""
 
 from __future__ import annotations
 
 import argparse
+import importlib
+import sys
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from cbeal.cli._common import HelpFormatter, add_progress, catalog_choices
 
 __all__ = ["register"]
+
+MISSING = (
+    "cbeal: error: `cbeal {command}` runs a study, and the studies are a separate package "
+    "in the cbeal repository: from the cbeal folder, `pip install -e studies`"
+)
+
+
+def studies(module: str, command: str) -> ModuleType | None:
+    """``cbeal_studies.<module>``, or None after saying how to install the studies."""
+    try:
+        return importlib.import_module(f"cbeal_studies.{module}")
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").split(".")[0] != "cbeal_studies":
+            raise  # a dependency of the studies is missing: the CLI says which
+        print(MISSING.format(command=command), file=sys.stderr)
+        return None
 
 
 def register(sub: Any) -> None:
@@ -56,10 +79,11 @@ def _reproduce_parser(sub: Any) -> None:
 
 
 def run_reproduce(args: argparse.Namespace) -> int:
-    from cbeal.experiments.profiles import reproduce
-
+    profiles = studies("reproduction.profiles", "reproduce")
+    if profiles is None:
+        return 2
     gens = tuple(args.generators.split(",")) if args.generators else None
-    result = reproduce(
+    result = profiles.reproduce(
         args.profile,
         Path(args.out),
         learner=args.learner,
@@ -134,11 +158,12 @@ def _shares(text: str) -> list[float]:
 
 
 def run_casestudy(args: argparse.Namespace) -> int:
-    from cbeal.experiments.casestudy.pipeline import casestudy
-
+    pipeline = studies("casestudy.pipeline", "casestudy")
+    if pipeline is None:
+        return 2
     budgets = None if args.budgets is None else _shares(args.budgets)
     methods = None if args.methods is None else [m.strip() for m in args.methods.split(",")]
-    result = casestudy(
+    result = pipeline.casestudy(
         args.dataset,
         Path(args.out),
         learner=args.learner,
@@ -204,14 +229,15 @@ def _benchmark_parser(sub: Any) -> None:
 
 
 def run_benchmark(args: argparse.Namespace) -> int:
-    from cbeal.experiments.suite.pipeline import appendix_figures, benchmark
-
+    pipeline = studies("label_efficiency.pipeline", "benchmark")
+    if pipeline is None:
+        return 2
     out = Path(args.out)
     if args.appendix:
-        for path in appendix_figures(out, reps=args.appendix_reps):
+        for path in pipeline.appendix_figures(out, reps=args.appendix_reps):
             print(f"appendix figure: {path}")
         return 0
-    result = benchmark(
+    result = pipeline.benchmark(
         args.profile, out, n_jobs=args.jobs, progress=args.progress, figures=args.figures
     )
     print(
