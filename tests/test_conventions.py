@@ -264,7 +264,7 @@ STUDY_WHY: dict[str, str] = {
     "reproduction": "the paper's simulation study: scenarios, methods, runs, tables",
     "regression": "the regression rounds (issue 20) and their fresh workloads",
     "casestudy": "the paper's case study on SECOM and AI4I line data",
-    "label_efficiency": "the label-efficiency suite and its tuning rounds (BENCHMARK.md)",
+    "label_efficiency": "the label-efficiency suite and its tuning rounds (studies/BENCHMARK.md)",
 }
 
 

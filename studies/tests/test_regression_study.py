@@ -1,4 +1,4 @@
-"""The regression study (issue 20, REGRESSION.md): fixed workloads, the label ratio, and the
+"""The regression study (issue 20, studies/REGRESSION.md): fixed workloads, the label ratio, and the
 preset chosen in round 2 as a user gets it."""
 
 from __future__ import annotations

@@ -57,7 +57,7 @@ def _reproduce_parser(sub: Any) -> None:
         default="quick",
         help="quick: 4 scenarios x 2 replications; paper: 24 x 10, both generators",
     )
-    rep.add_argument("--out", default="reproduction", help="output folder (resumable)")
+    rep.add_argument("--out", default="studies/reproduction", help="output folder (resumable)")
     rep.add_argument("--learner", default="svm", help=catalog_choices("learners"))
     rep.add_argument("--generators", default=None, help="e.g. v1,v2 (default: the profile's)")
     rep.add_argument("--jobs", type=int, default=-1, help="parallel workers (-1: all cores)")
@@ -123,7 +123,7 @@ def _casestudy_parser(sub: Any) -> None:
         choices=("l1", "rf", "all"),
         help="L1 logistic regression, random forest, or both",
     )
-    case.add_argument("--out", default="casestudy", help="output folder (resumable)")
+    case.add_argument("--out", default="studies/casestudy", help="output folder (resumable)")
     case.add_argument("--replications", type=int, default=10, help="replications per study")
     case.add_argument(
         "--budgets", default=None, help="e.g. 5%%,10%% (shares of the stream; default: 3-20%%)"
@@ -196,7 +196,7 @@ def _headline(cells: dict[tuple[str, float], float]) -> None:
 def _benchmark_parser(sub: Any) -> None:
     bench = sub.add_parser(
         "benchmark",
-        help="the label-efficiency suite (BENCHMARK.md)",
+        help="the label-efficiency suite (studies/BENCHMARK.md)",
         description="Run every strategy on the suite's frozen workloads (quick: CI-sized; "
         "dev: development part with the candidate configurations; full: both parts). "
         "Resumable.",
@@ -205,7 +205,9 @@ def _benchmark_parser(sub: Any) -> None:
     bench.add_argument(
         "--profile", choices=("quick", "dev", "full"), default="quick", help="which part"
     )
-    bench.add_argument("--out", default="benchmark", help="output folder (resumable)")
+    bench.add_argument(
+        "--out", default="studies/label_efficiency", help="output folder (resumable)"
+    )
     bench.add_argument("--jobs", type=int, default=-1, help="parallel workers (-1: all cores)")
     bench.add_argument(
         "--figures",

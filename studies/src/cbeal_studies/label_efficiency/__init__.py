@@ -1,4 +1,4 @@
-"""The label-efficiency benchmark suite (``cbeal benchmark``; BENCHMARK.md).
+"""The label-efficiency benchmark suite (``cbeal benchmark``; studies/BENCHMARK.md).
 
 Frozen, versioned, seeded workloads split into a development and an evaluation part
 (:mod:`.scenarios`, :mod:`.data`) and the profiles that run them (:mod:`.profiles`); every

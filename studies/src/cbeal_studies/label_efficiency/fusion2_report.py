@@ -1,5 +1,5 @@
 """Issue 23, round 2: the choice rule on the development part (``fusion2-dev``) and the goal
-and paired tables on the second fresh part (``fresh2``), for BENCHMARK.md."""
+and paired tables on the second fresh part (``fresh2``), for studies/BENCHMARK.md."""
 
 from __future__ import annotations
 

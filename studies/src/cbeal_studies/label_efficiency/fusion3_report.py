@@ -1,6 +1,6 @@
 """Issue 23, round 3: the development part ``fusion3-dev`` assembled from every part already
 looked at, the choice between the pacer with and without a head start, and the goal and
-paired tables on the third fresh part (``fresh3``), for BENCHMARK.md."""
+paired tables on the third fresh part (``fresh3``), for studies/BENCHMARK.md."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ __all__ = [
 CONTROL = "F:5F-delay"
 #: the two candidates of round 3, the control first
 CANDIDATES = (CONTROL, "F:5F-end")
-#: the strategies with rows in all three sources, plus the candidates (BENCHMARK.md)
+#: the strategies with rows in all three sources, plus the candidates (studies/BENCHMARK.md)
 RANKED = (
     "RS",
     "ENT",

@@ -1,7 +1,7 @@
 """Issue 23, round 4: members that see different things. The development part
 ``fusion4-dev`` (round 3's ``fusion3-dev`` plus ``fresh3``), the choice among ``CBEAL-5F``
 (the control) and two more diverse member sets, the members' advice correlation, and (when
-run) the goal and paired tables on the fourth fresh part (``fresh4``), for BENCHMARK.md."""
+run) the goal and paired tables on the fourth fresh part (``fresh4``), for studies/BENCHMARK.md."""
 
 from __future__ import annotations
 

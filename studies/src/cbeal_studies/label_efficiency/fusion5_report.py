@@ -1,6 +1,6 @@
 """Issue 32, round 5: the pacer (accrual or deficit) × the minority seeker, members that
 earn their seat, the token bucket's burst, and the goal on the fifth fresh part — the
-rule of BENCHMARK.md, as code.
+rule of studies/BENCHMARK.md, as code.
 
 The development part ``fusion5-dev`` is round 4's ``fusion4-dev`` (300 cells) plus the
 round-5 candidates' rows (``results_fusion5-*.csv``).

@@ -1,5 +1,5 @@
 """Issue 23's analysis: the choice rule on the development part, the members' diversity,
-and the goal and paired tables on the fresh evaluation part (for BENCHMARK.md)."""
+and the goal and paired tables on the fresh evaluation part (for studies/BENCHMARK.md)."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def _md(frame: Any, fmt: str = "{:.3f}") -> str:
 
 @dataclass(frozen=True)
 class Choice:
-    """The outcome of the choice rule (BENCHMARK.md, issue 23)."""
+    """The outcome of the choice rule (studies/BENCHMARK.md, issue 23)."""
 
     winner: str
     ranks: Any  # mean rank of every strategy of the development run

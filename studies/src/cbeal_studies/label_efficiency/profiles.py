@@ -2,7 +2,7 @@
 
 A :class:`Profile` names workloads of :mod:`.scenarios` (by part), learners, budget shares,
 replications (data seeds) and the strategies (groups and names of :mod:`.strategies`).
-Profiles that ran are part of the record (BENCHMARK.md): add new ones rather than edit them.
+Profiles that ran are part of the record (studies/BENCHMARK.md): add new ones rather than edit them.
 """
 
 from __future__ import annotations
@@ -97,7 +97,7 @@ PROFILES: dict[str, Profile] = {
     "fusion-dev": Profile(
         "fusion-dev",
         _part("dev"),
-        2,  # replications 0-1: the machine was too slow for the third (BENCHMARK.md)
+        2,  # replications 0-1: the machine was too slow for the third (studies/BENCHMARK.md)
         groups=("fusion", "member", "peer"),
         names=_FIXED_DEV,
     ),
@@ -106,7 +106,7 @@ PROFILES: dict[str, Profile] = {
     "fresh": Profile(
         "fresh",
         _part("fresh"),
-        2,  # replications 0-1 (BENCHMARK.md: the time this session had)
+        2,  # replications 0-1 (studies/BENCHMARK.md: the time this session had)
         groups=("peer", "recommended", "recommended-rate"),
         names=("RS", "ENT", "CBEAL-2", "CBEAL-4", "CBEAL-4*", "CBEAL-6", "CBEAL-8", "CBEAL-4U"),
     ),
@@ -130,7 +130,7 @@ PROFILES: dict[str, Profile] = {
         groups=("peer", "recommended", "recommended-rate"),
         names=_FRESH_FIXED,
     ),
-    # issue 23 round 3, the development part fusion3-dev (BENCHMARK.md) is assembled from
+    # issue 23 round 3, the development part fusion3-dev (studies/BENCHMARK.md) is assembled from
     # the rows of fusion2-dev, fresh and fresh2; these two profiles add the candidates'
     # missing rows: both on the fresh part's workloads with replications 0-1, F:5F-end on
     # fresh2 (F:5F-delay's rows there are the catalog CBEAL-5F's)
@@ -145,7 +145,8 @@ PROFILES: dict[str, Profile] = {
         groups=(),
         names=("F:5F-end",),
     ),
-    # issue 23 round 4, the development part fusion4-dev = fusion3-dev + fresh3 (BENCHMARK.md);
+    # issue 23 round 4, the development part fusion4-dev = fusion3-dev + fresh3
+    # (studies/BENCHMARK.md);
     # these profiles add the candidates' missing rows, source by source (F:H+QBC+MIN-end
     # has rows on the round-2 development part)
     "fusion4-dev2": Profile("fusion4-dev2", _part("dev"), 2, groups=(), names=_ROUND4[:1]),
@@ -161,7 +162,7 @@ PROFILES: dict[str, Profile] = {
     "fusion4-fresh3": Profile(
         "fusion4-fresh3", _part("fresh3"), 2, first_replication=4, groups=(), names=_ROUND4
     ),
-    # issue 32 (round 5), the development part fusion5-dev = fusion4-dev (BENCHMARK.md);
+    # issue 32 (round 5), the development part fusion5-dev = fusion4-dev (studies/BENCHMARK.md);
     # these profiles add the round-5 candidates' rows, source by source (the candidates are
     # named when the profile is run: the rule decides which run after which)
     "fusion5-dev2": Profile("fusion5-dev2", _part("dev"), 2, groups=()),
@@ -172,7 +173,7 @@ PROFILES: dict[str, Profile] = {
     "fusion5-fresh3": Profile("fusion5-fresh3", _part("fresh3"), 2, first_replication=4, groups=()),
     # issue 23 round 3, the third fresh part: 18 new workloads, replications 4-5; the
     # strategies of fresh2 (the rate-budget twin is skipped if its decisions equal the
-    # count run's, BENCHMARK.md)
+    # count run's, studies/BENCHMARK.md)
     "fresh3": Profile(
         "fresh3",
         _part("fresh3"),
@@ -190,7 +191,7 @@ PROFILES: dict[str, Profile] = {
         2,
         first_replication=6,
         groups=(),
-        names=(  # in BENCHMARK.md's run order: the winner (rate, count) first
+        names=(  # in studies/BENCHMARK.md's run order: the winner (rate, count) first
             "CBEAL-5D (rate)",
             "CBEAL-5D",
             "ENT",

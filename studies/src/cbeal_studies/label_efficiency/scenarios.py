@@ -1,6 +1,6 @@
 """The suite's frozen workloads and their development / evaluation split.
 
-Workload ids are permanent. The split (written down in BENCHMARK.md before any
+Workload ids are permanent. The split (written down in studies/BENCHMARK.md before any
 evaluation-part number of a candidate configuration was looked at) alternates within each
 family so that both parts hold every kind of data:
 

@@ -248,7 +248,7 @@ FUSION: tuple[FusionCandidate, ...] = (
         FusionCandidate(f"M:{m}", "member", (m,))
         for m in ("H", "DWU", "QBC", "MIN", "LDS", "SPF1", "RAL1")
     ),
-    # round 2 (BENCHMARK.md): the pacer's head start granted over the first 1/b samples,
+    # round 2 (studies/BENCHMARK.md): the pacer's head start granted over the first 1/b samples,
     # or none; both with the horizon (a due label waits less near the budget's end)
     FusionCandidate("F:5F-delay", "fusion2", (*_U4, "MIN"), pacer=_DELAYED),
     FusionCandidate("F:5F-end", "fusion2", (*_U4, "MIN"), pacer=_END),
@@ -313,7 +313,7 @@ def _all() -> dict[str, Strategy]:
     # recommended one until score fusion's CBEAL-5F was chosen, issue 23); a fusion preset
     # also runs under a rate budget
     for name, entry in PRESETS.items():
-        if entry.family in ("paper", "regression"):  # regression presets: REGRESSION.md
+        if entry.family in ("paper", "regression"):  # regression presets: studies/REGRESSION.md
             continue
         rec = name == RECOMMENDED
         out[name] = Strategy(name, "recommended" if rec else "cbeal", _fusion_preset(name))

@@ -1,1 +1,2 @@
-"""The regression benchmark (issue 20): workloads, strategies, runs and report (REGRESSION.md)."""
+"""The regression benchmark (issue 20): workloads, strategies, runs and report
+(studies/REGRESSION.md)."""

@@ -1,5 +1,5 @@
 """Round 2's fresh evaluation part (issue 33): five public regression tables never used in
-this project, fixed before any candidate ran on them (REGRESSION.md, round 2).
+this project, fixed before any candidate ran on them (studies/REGRESSION.md, round 2).
 
 The protocol is ``cbeal run``'s: the rows in file order (a time order for four of them),
 the most recent 30 % held out as the test block, ``D0`` the first 10 rows, the rest the
@@ -41,7 +41,7 @@ __all__ = ["FRESH", "N_INITIAL", "TEST_SHARE", "load_fresh"]
 FRESH = ("cars", "seattle-weather", "macrodata", "grunfeld", "diabetes")
 N_INITIAL = 10
 TEST_SHARE = 0.3
-DATA = Path(__file__).resolve().parents[4] / "benchmark" / "regression" / "fresh"
+DATA = Path(__file__).resolve().parents[3] / "regression" / "fresh"  # studies/regression
 
 
 def _onehot(values: list[str]) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""Tables and figures of the regression benchmark (REGRESSION.md): label ratios against
+"""Tables and figures of the regression benchmark (studies/REGRESSION.md): label ratios against
 random sampling, final RMSE / MAE / in-band share, learning curves with the band."""
 
 from __future__ import annotations
@@ -155,7 +155,7 @@ def write_report(out: Path, recommended: str = "CBEAL-R") -> str:
     rows = load_runs(out)
     text = ""
     for part, title in ((DEV, "Development part"), (EVAL, "Evaluation part")):
-        if part == DEV:  # cut for time to replications 0-1 (REGRESSION.md)
+        if part == DEV:  # cut for time to replications 0-1 (studies/REGRESSION.md)
             rows = [r for r in load_runs(out) if r["replication"] < DEV_REPLICATIONS]
         else:
             rows = load_runs(out)

@@ -1,7 +1,7 @@
 """Round 2 of the regression benchmark (issue 33): candidates that mix a model-uncertainty
 score with input-space diversity and a recency term under the deficit pacer, the
 explorers alone and the old CBEAL-R as controls, and random sampling at equal labels as
-the baseline (REGRESSION.md, round 2).
+the baseline (studies/REGRESSION.md, round 2).
 
 *Random sampling at equal labels*: for a run that spent ``L`` labels, the test RMSE of the
 learner trained on ``D0`` and ``L`` stream rows drawn uniformly without replacement (the
@@ -85,7 +85,7 @@ def _single(name: str) -> Callable[..., StreamLearner]:
 #: the paper's input-space explorers (LD1-3, SPF1), from the catalog
 EXPLORERS = tuple(n for n, e in AGENTS.items() if e.family == "paper" and e.kind == "exploration")
 
-#: the candidates (fixed before any run, REGRESSION.md round 2): eligible for the preset
+#: the candidates (fixed before any run, studies/REGRESSION.md round 2): eligible for the preset
 CANDIDATES: dict[str, Callable[..., StreamLearner]] = {
     "F:QBCRr+DTL": _fusion("QBCRr", "DTL"),
     "F:QBCRr+DTL+DRIFT": _fusion("QBCRr", "DTL", "DRIFT"),

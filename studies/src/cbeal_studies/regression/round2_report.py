@@ -1,4 +1,4 @@
-"""Tables of round 2 (REGRESSION.md): each strategy against random sampling at equal
+"""Tables of round 2 (studies/REGRESSION.md): each strategy against random sampling at equal
 labels, per cell and over the cells, with budget spent and the label ratio."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Runs of the regression benchmark: strategies, learners, one run with its learning curve.
 
-``benchmarks/regression_bench.py`` runs every strategy on every workload of a part
+``studies/scripts/regression_bench.py`` runs every strategy on every workload of a part
 (resumable: one JSON line per run in ``runs.jsonl``) and writes the report.
 """
 

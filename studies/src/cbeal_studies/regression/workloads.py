@@ -33,7 +33,7 @@ __all__ = ["DEV", "DEV2", "EVAL", "WORKLOADS", "RegressionWorkload", "load_workl
 N0, N_STREAM, N_TEST = 20, 1000, 500
 _N = N0 + N_STREAM + N_TEST
 
-#: fixed before any run (REGRESSION.md): look, tune and choose on DEV only
+#: fixed before any run (studies/REGRESSION.md): look, tune and choose on DEV only
 DEV = ("friedman", "friedman-gra", "planes2d", "paper-reg-v1", "ai4i-torque")
 EVAL = ("friedman-lea", "friedman-gsg", "mv", "paper-reg-v2", "ai4i-process-temp")
 WORKLOADS = DEV + EVAL

@@ -81,7 +81,8 @@ TABLE_METHODS: dict[str, tuple[str, tuple[str, ...]]] = {
 
 
 def paper_tables() -> pd.DataFrame:
-    """The paper's numbers (extracted from its LaTeX source by scripts/extract_paper_tables.py)."""
+    """The paper's numbers (extracted from its LaTeX source by
+    studies/scripts/extract_paper_tables.py)."""
     path = resources.files("cbeal_studies.reproduction") / "data" / "paper_tables.csv"
     with path.open() as fh:
         return pd.read_csv(fh)

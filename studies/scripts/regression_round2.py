@@ -1,10 +1,10 @@
-"""Round 2 of the regression benchmark (issue 33, REGRESSION.md).
+"""Round 2 of the regression benchmark (issue 33, studies/REGRESSION.md).
 
-    python benchmarks/regression_round2.py dev [JOBS]     # development part, resumable
-    python benchmarks/regression_round2.py fresh [JOBS]   # fresh part (after the choice)
-    python benchmarks/regression_round2.py report         # tables and figures
+    python studies/scripts/regression_round2.py dev [JOBS]     # development part, resumable
+    python studies/scripts/regression_round2.py fresh [JOBS]   # fresh part (after the choice)
+    python studies/scripts/regression_round2.py report         # tables and figures
 
-Results in benchmark/regression/round2/ (one JSON line per run). Run it niced, with one
+Results in studies/regression/round2/ (one JSON line per run). Run it niced, with one
 BLAS thread per process.
 """
 
@@ -18,8 +18,9 @@ from cbeal_studies.regression.fresh import FRESH, load_fresh
 from cbeal_studies.regression.round2 import STRATEGIES, run_grid
 from cbeal_studies.regression.workloads import DEV2, load_workload
 
-OUT = Path(__file__).resolve().parent.parent / "benchmark" / "regression" / "round2"
-#: the fresh part's strategies: the winner (as registered) and the controls named in REGRESSION.md
+OUT = Path(__file__).resolve().parent.parent / "regression" / "round2"  # studies/regression
+#: the fresh part's strategies: the winner (as registered) and the controls named in
+#: studies/REGRESSION.md
 FRESH_STRATEGIES = ("CBEAL-R", "CBEAL-R (round 1)", "RS agent", "LD2")
 
 
@@ -29,7 +30,7 @@ def main(argv: list[str]) -> None:
     if argv[:1] == ["dev"]:
         tasks = [
             (s, w, lrn, r, 0.1)
-            for r in range(2)  # bayes-ridge only, cut for time (REGRESSION.md)
+            for r in range(2)  # bayes-ridge only, cut for time (studies/REGRESSION.md)
             for w in DEV2
             for lrn in ("bayes-ridge",)
             for s in ("=", *STRATEGIES)

@@ -1,9 +1,9 @@
-"""The second-opinion study of AGREEMENT.md (issue 30): simulated labellers on the
+"""The second-opinion study of studies/AGREEMENT.md (issue 30): simulated labellers on the
 development workloads, one labeller against always two against a second opinion below
 certainty 0.7, by balanced accuracy per expert answer spent.
 
-    python scripts/agreement_study.py            # every cell (about 10 CPU-minutes)
-    python scripts/agreement_study.py --quick    # one cell, to try it
+    python studies/scripts/agreement_study.py            # every cell (about 10 CPU-minutes)
+    python studies/scripts/agreement_study.py --quick    # one cell, to try it
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from cbeal.catalog import learner
 from cbeal.models import CbeAL
 from cbeal_studies.label_efficiency.scenarios import workload
 
-ROOT = Path(__file__).resolve().parents[1]
-OUT = ROOT / "benchmark" / "agreement"
+ROOT = Path(__file__).resolve().parents[1]  # studies/
+OUT = ROOT / "agreement"
 WORKLOADS = [
     "paper-v1-S02",
     "paper-v1-S23",

@@ -1,11 +1,11 @@
 """Run named strategies over one profile of the label-efficiency suite (resumable).
 
-    python scripts/suite_run.py fusion5-dev2 "D:5F,D:4U" --out /tmp/r5 --jobs 2
+    python studies/scripts/suite_run.py fusion5-dev2 "D:5F,D:4U" --out /tmp/r5 --jobs 2
 
 Rows go to ``OUT/runs/…`` (one file per workload × learner × replication, written after
 every run) and all of the profile's rows there are collected into
 ``OUT/results_<profile>.csv``. Used for the study rounds
-of BENCHMARK.md, whose candidates are named when a round's rule says which run.
+of studies/BENCHMARK.md, whose candidates are named when a round's rule says which run.
 """
 
 from __future__ import annotations

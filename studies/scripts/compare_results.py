@@ -1,6 +1,6 @@
 """Check that result CSVs of the same grid agree row for row, timing and provenance aside.
 
-    python scripts/compare_results.py loky/results_v1_svm.csv dask/results_v1_svm.csv ...
+    python studies/scripts/compare_results.py loky/results_v1_svm.csv dask/results_v1_svm.csv ...
 
 Exits 1 and names the first difference when they do not (used by CI to compare backends).
 """

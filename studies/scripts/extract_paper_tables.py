@@ -1,7 +1,7 @@
 """Extract the simulation tables of the paper (LaTeX source) into a CSV shipped with cbeal.
 
 Run once when the paper changes:
-``python scripts/extract_paper_tables.py ../shared/paper/cbeal-paper.tex``. Writes
+``python studies/scripts/extract_paper_tables.py ../shared/paper/cbeal-paper.tex``. Writes
 ``studies/src/cbeal_studies/reproduction/data/paper_tables.csv`` with columns
 ``table, ds, pc, sp, n, method, mean, se`` (accuracies as fractions).
 """
@@ -80,7 +80,7 @@ def extract(tex: str) -> list[dict[str, object]]:
 def main() -> None:
     tex = Path(sys.argv[1]).read_text()
     rows = extract(tex)
-    out = Path(__file__).parents[1] / "studies/src/cbeal_studies/reproduction/data/paper_tables.csv"
+    out = Path(__file__).parents[1] / "src/cbeal_studies/reproduction/data/paper_tables.csv"
     out.parent.mkdir(parents=True, exist_ok=True)
     with out.open("w", newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=list(rows[0]))

@@ -1,10 +1,10 @@
-"""The regression benchmark of REGRESSION.md (issue 20).
+"""The regression benchmark of studies/REGRESSION.md (issue 20).
 
-    python benchmarks/regression_bench.py run dev [JOBS]     # development part, resumable
-    python benchmarks/regression_bench.py run eval [JOBS]    # evaluation part (after the choice)
-    python benchmarks/regression_bench.py report             # tables and figures
+    python studies/scripts/regression_bench.py run dev [JOBS]   # development part, resumable
+    python studies/scripts/regression_bench.py run eval [JOBS]  # evaluation part, after the choice
+    python studies/scripts/regression_bench.py report           # tables and figures
 
-Results go to benchmark/regression/ (one JSON line per run in runs.jsonl). Run it niced,
+Results go to studies/regression/ (one JSON line per run in runs.jsonl). Run it niced,
 with one BLAS thread per process.
 """
 
@@ -17,7 +17,7 @@ from cbeal_studies.regression.report import write_report
 from cbeal_studies.regression.runner import EVAL_STRATEGIES, run_part
 from cbeal_studies.regression.workloads import DEV, EVAL
 
-OUT = Path(__file__).resolve().parent.parent / "benchmark" / "regression"
+OUT = Path(__file__).resolve().parent.parent / "regression"  # studies/regression
 
 
 def main(argv: list[str]) -> None:
