@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from cbeal.provenance import git_sha
+from cbeal.reports.provenance import git_sha
 
 OUT = Path(__file__).parent / "results" / "crosscheck_baselines.md"
 PAIRS = (

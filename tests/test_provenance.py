@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-import cbeal.provenance as prov
+import cbeal.reports.provenance as prov
 
 
 def _git(cwd: Path, *args: str) -> str:

@@ -613,7 +613,7 @@ def test_the_report_only_renders_numbers_the_run_step_computed(
         "cbeal.tablerun.results.mean_se",
         "cbeal.tablerun.results.paired",
         "cbeal.tablerun.results.budget_use",
-        "cbeal.trace.Trace.summary",
+        "cbeal.simulation.trace.Trace.summary",
         "cbeal.evaluation.scores",
         "cbeal.catalog.describe_budget",
         "cbeal.tablerun.results.data_stats",

@@ -17,7 +17,7 @@ from cbeal import SimulatedStream, SingleAgentLearner, simulate
 from cbeal.adapters.skactiveml import SkactivemlAgent
 from cbeal.baselines import UncertaintyAgent, VariableUncertaintyAgent
 from cbeal.core import Agent, Context
-from cbeal.trace import Trace
+from cbeal.simulation.trace import Trace
 from cbeal_studies.reproduction.scenarios import scenario
 from cbeal_studies.reproduction.skactiveml_check import skactiveml_methods
 

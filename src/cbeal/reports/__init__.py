@@ -1,5 +1,6 @@
 """Reports: a small generic document model, rendered to Markdown or self-contained HTML
-(:mod:`.document`), and a report folder that is never left half-written (:mod:`.folder`).
+(:mod:`.document`), a report folder that is never left half-written (:mod:`.folder`), and
+where a result came from (:mod:`.provenance`: cbeal's version and commit, Python, time).
 
 The report of ``cbeal run`` is built on them in :mod:`cbeal.reports.tablerun`; it renders
 numbers the run step computed and computes none.

@@ -17,10 +17,10 @@ import numpy as np
 
 from cbeal.catalog import describe_budget
 from cbeal.core import Budget, LabelRate
+from cbeal.simulation.trace import Trace
 from cbeal.streams.table import Table
 from cbeal.tablerun.repeats import Paired, mean_se, paired
 from cbeal.tablerun.split import Split
-from cbeal.trace import Trace
 
 __all__ = [
     "HEADLINE",

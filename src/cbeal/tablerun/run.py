@@ -52,6 +52,7 @@ from cbeal.core.regression import default_tolerance, regression_scores
 from cbeal.evaluation import REFERENCES, fit_reference, scores
 from cbeal.models import CbeAL, StreamLearner, stream_model
 from cbeal.simulation import simulate
+from cbeal.simulation.trace import Trace
 from cbeal.streams.table import Table, load_table
 from cbeal.tablerun.equal_labels import equal_labels, uniform_rmse
 from cbeal.tablerun.estimate import PROGRESS_AFTER, Estimate, estimate
@@ -80,7 +81,6 @@ from cbeal.tablerun.results import (
     score_table,
 )
 from cbeal.tablerun.split import Split, make_split, positive_class
-from cbeal.trace import Trace
 
 __all__ = ["Plan", "SeedRun", "UserRun", "execute", "prepare", "run"]
 

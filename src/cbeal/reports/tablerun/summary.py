@@ -9,7 +9,7 @@ from typing import Any
 
 from cbeal._version import __version__
 from cbeal.evaluation import METRIC_LABELS
-from cbeal.provenance import git_sha
+from cbeal.reports.provenance import git_sha
 from cbeal.tablerun import UserRun
 
 __all__ = ["budget_line", "console_lines", "summary"]

@@ -19,9 +19,9 @@ from cbeal.catalog import learner as make_learner
 from cbeal.core.exceptions import ParameterError, SingleClassWarning
 from cbeal.evaluation import fit_reference
 from cbeal.models import StreamLearner
-from cbeal.provenance import provenance
+from cbeal.reports.provenance import provenance
 from cbeal.simulation import simulate
-from cbeal.trace import Trace
+from cbeal.simulation.trace import Trace
 from cbeal_studies.casestudy.protocol import CaseData, CaseStudy, scores
 from cbeal_studies.casestudy.studies import CASE_STUDIES
 from cbeal_studies.reproduction.methods import METHODS

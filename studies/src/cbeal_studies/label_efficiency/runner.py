@@ -23,10 +23,10 @@ import numpy as np
 from cbeal._version import __version__
 from cbeal.catalog import learner as make_learner
 from cbeal.evaluation.references import fit_reference
-from cbeal.provenance import git_sha
+from cbeal.reports.provenance import git_sha
 from cbeal.simulation import simulate
+from cbeal.simulation.trace import Trace
 from cbeal.streams.split import StreamSplit
-from cbeal.trace import Trace
 from cbeal_studies.label_efficiency.profiles import Profile
 from cbeal_studies.label_efficiency.scenarios import WORKLOADS
 from cbeal_studies.label_efficiency.strategies import strategy

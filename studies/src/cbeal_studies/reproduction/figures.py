@@ -10,8 +10,8 @@ import numpy as np
 
 from cbeal.catalog import learner as make_learner
 from cbeal.simulation import simulate
+from cbeal.simulation.trace import Trace
 from cbeal.streams import make_stream
-from cbeal.trace import Trace
 from cbeal_studies.reproduction.methods import METHODS
 from cbeal_studies.reproduction.scenarios import scenario
 

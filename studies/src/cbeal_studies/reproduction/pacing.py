@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from cbeal.catalog import learner as make_learner
-from cbeal.provenance import git_sha
+from cbeal.reports.provenance import git_sha
 from cbeal.simulation import simulate
 from cbeal_studies.reproduction.runner import RunConfig, run_grid
 from cbeal_studies.reproduction.scenarios import SCENARIOS, scenario

@@ -16,7 +16,7 @@ import numpy as np
 
 from cbeal.catalog import learner as make_learner
 from cbeal.evaluation import accuracy, fit_reference
-from cbeal.provenance import provenance
+from cbeal.reports.provenance import provenance
 from cbeal.simulation import simulate
 from cbeal_studies.reproduction.methods import METHODS, method_names
 from cbeal_studies.reproduction.scenarios import SCENARIOS, Scenario

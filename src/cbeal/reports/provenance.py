@@ -1,4 +1,7 @@
-"""Where a result came from: cbeal's version and commit, Python, and when it was made."""
+"""Where a result came from: cbeal's version and commit, Python, and when it was made.
+
+Every report and every study's result row records it (:func:`provenance`).
+"""
 
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ from cbeal._version import __version__
 
 __all__ = ["git_sha", "provenance"]
 
-_PACKAGE = Path(__file__).resolve().parent
+_PACKAGE = Path(__file__).resolve().parents[1]  # src/cbeal: this module is in reports/
 
 
 @functools.lru_cache(maxsize=1)

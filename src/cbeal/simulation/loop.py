@@ -14,7 +14,7 @@ from cbeal.core import Decision
 from cbeal.core.exceptions import InvalidInputError, ParameterError
 from cbeal.core.validation import check_labels, label_index
 from cbeal.models import StreamLearner
-from cbeal.trace import Trace
+from cbeal.simulation.trace import Trace
 
 __all__ = ["simulate"]
 
