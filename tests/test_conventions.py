@@ -166,15 +166,8 @@ LAYERS: dict[str, set[str]] = {
         "simulation",
         "streams",
     },
-    "reports": {
-        "catalog",
-        "core",
-        "evaluation",
-        "plotting",
-        "simulation",
-        "tablerun",
-        "_version",
-    },
+    "reports": {"core", "_version"},
+    "runreport": {"catalog", "core", "evaluation", "plotting", "reports", "tablerun", "_version"},
     "service": {"bridges", "catalog", "core", "learners", "models", "_version"},
     "cli": {
         "bridges",
@@ -183,6 +176,7 @@ LAYERS: dict[str, set[str]] = {
         "datasets",
         "models",
         "reports",
+        "runreport",
         "service",
         "simulation",
         "streams",
@@ -216,7 +210,8 @@ WHY: dict[str, str] = {
     "tablerun": "`cbeal run` on a user's table: the computation, without words",
     "reports": "the pieces every report shares: a document, a folder written all or nothing, "
     "and where a result came from (provenance: git, versions, machine; here because every "
-    "report and every study's result row records it); and `cbeal run`'s words (tablerun)",
+    "report and every study's result row records it); nothing about runs or studies",
+    "runreport": "`cbeal run`'s report: the words and figures for what tablerun computed",
     "service": "`cbeal serve`: the annotation service",
     "cli": "the only layer that knows flags",
     "__init__": "the public names, loaded on first use",

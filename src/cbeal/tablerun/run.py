@@ -347,7 +347,7 @@ def _curves(plan: Plan, models: dict[str, StreamLearner]) -> dict[str, Curve]:
 def execute(plan: Plan) -> UserRun:
     """Run CbeAL, the comparisons and the references for every seed, and score them.
 
-    Nothing is written; pass the result to :func:`cbeal.reports.tablerun.write_report`.
+    Nothing is written; pass the result to :func:`cbeal.runreport.write_report`.
     The CbeAL model takes raw rows of the file (it carries the preprocessing).
     """
     o, split = plan.options, plan.split

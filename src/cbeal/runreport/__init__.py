@@ -1,5 +1,6 @@
 """The report of ``cbeal run``: it renders a :class:`cbeal.tablerun.UserRun`, whose numbers
-the run step computed (:mod:`cbeal.tablerun.results`).
+the run step computed (:mod:`cbeal.tablerun.results`), with the generic pieces of
+:mod:`cbeal.reports`. The computation is :mod:`cbeal.tablerun`; this layer holds its words.
 
 ``OUT/report.md`` (or a self-contained ``report.html``; :mod:`.text`) explains in plain words
 what was run on which rows, under which budget, and how the methods scored;
@@ -10,7 +11,7 @@ budget, the scores of every seed and the provenance; ``model.cbeal`` the final m
 Everything is written by :func:`write_report` (:mod:`.writer`), all or nothing.
 """
 
-from cbeal.reports.tablerun.summary import budget_line, console_lines, summary
-from cbeal.reports.tablerun.writer import write_report
+from cbeal.runreport.summary import budget_line, console_lines, summary
+from cbeal.runreport.writer import write_report
 
 __all__ = ["budget_line", "console_lines", "summary", "write_report"]

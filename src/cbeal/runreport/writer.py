@@ -12,9 +12,9 @@ from cbeal.core.exceptions import ParameterError
 from cbeal.evaluation import METRIC_LABELS
 from cbeal.reports.document import to_html, to_markdown
 from cbeal.reports.folder import Staging, check_out
-from cbeal.reports.tablerun import measured
-from cbeal.reports.tablerun.summary import summary
-from cbeal.reports.tablerun.text import document
+from cbeal.runreport import measured
+from cbeal.runreport.summary import summary
+from cbeal.runreport.text import document
 from cbeal.tablerun import UserRun
 
 __all__ = ["FIGURES", "OUTPUTS", "write_report"]

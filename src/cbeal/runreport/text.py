@@ -16,8 +16,8 @@ from pathlib import Path
 from cbeal._version import __version__
 from cbeal.evaluation import METRIC_LABELS
 from cbeal.reports.document import Block
-from cbeal.reports.tablerun import measured
-from cbeal.reports.tablerun.glossary import glossary, kind_of, strategy_words
+from cbeal.runreport import measured
+from cbeal.runreport.glossary import glossary, kind_of, strategy_words
 from cbeal.tablerun import UserRun
 from cbeal.tablerun.results import Score
 
