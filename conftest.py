@@ -5,7 +5,7 @@ import importlib.util
 collect_ignore = ["src/cbeal/__main__.py", "src/cbeal/service/migrations"]
 if importlib.util.find_spec("skactiveml") is None:  # optional: pip install cbeal[skactiveml]
     collect_ignore += [
-        "src/cbeal/experiments/skactiveml_check.py",
+        "studies/src/cbeal_studies/reproduction/skactiveml_check.py",
         "src/cbeal/adapters/skactiveml_agent.py",
     ]
 if importlib.util.find_spec("river") is None:  # optional: pip install cbeal[river]

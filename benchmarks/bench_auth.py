@@ -34,7 +34,7 @@ import numpy as np
 
 import cbeal
 from cbeal import make_stream
-from cbeal.provenance import git_sha
+from cbeal.reports.provenance import git_sha
 from cbeal.service.engine.tokens import create_token
 from cbeal.service.store.db import connect, migrate
 

@@ -36,7 +36,7 @@ from sklearn.linear_model import LogisticRegression
 import cbeal
 from cbeal import CbeAL, kernels, make_stream
 from cbeal.core.window import KERNELS
-from cbeal.provenance import git_sha
+from cbeal.reports.provenance import git_sha
 
 OUT = Path(__file__).parent / "results" / "decision.md"
 PRESETS = ("CBEAL-6", "CBEAL-5D", "CBEAL-5F", "CBEAL-4U", "CBEAL-2")

@@ -41,7 +41,7 @@ import psutil
 
 import cbeal
 from cbeal.bridges.opcua import Bridge
-from cbeal.provenance import git_sha
+from cbeal.reports.provenance import git_sha
 from cbeal.service.engine.tokens import create_token
 from cbeal.service.store.db import connect, migrate
 

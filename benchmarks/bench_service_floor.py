@@ -360,7 +360,7 @@ def main() -> None:
         serve_floor(args.serve_floor[0], int(args.serve_floor[1]))
         return
     import cbeal
-    from cbeal.provenance import git_sha
+    from cbeal.reports.provenance import git_sha
 
     rows: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:

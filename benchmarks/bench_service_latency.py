@@ -112,7 +112,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()
     from cbeal import make_stream
-    from cbeal.provenance import git_sha
+    from cbeal.reports.provenance import git_sha
     from cbeal.service.engine.tokens import create_token
     from cbeal.service.store.db import connect, migrate
 

@@ -27,7 +27,7 @@ import numpy as np
 import cbeal
 from cbeal import CbeAL, make_stream, simulate
 from cbeal.catalog import learner as make_learner
-from cbeal.provenance import git_sha
+from cbeal.reports.provenance import git_sha
 
 OUT = Path(__file__).parent / "results" / "stream.md"
 

@@ -110,7 +110,7 @@ def main() -> None:
     import threadpoolctl
 
     import cbeal
-    from cbeal.provenance import git_sha
+    from cbeal.reports.provenance import git_sha
 
     lines = [
         "# Threads: refits pinned to one thread vs the libraries' default, machine loaded",

@@ -4,7 +4,7 @@ Run: ``python benchmarks/crosscheck_baselines.py`` (needs ``pip install -e ".[be
 Writes ``benchmarks/results/crosscheck_baselines.md``.
 
 Each pair — RS, US, VariableUncertainty, DBALStream: ours (``cbeal.baselines``) vs
-scikit-activeml's (``cbeal.experiments.skactiveml_check``) — runs through the same cbeal
+scikit-activeml's (``cbeal_studies.reproduction.skactiveml_check``) — runs through the same cbeal
 machinery: ``SingleAgentLearner`` with ε = 0, the same learner refitted after every
 acquisition, the same hard budget ``B`` and the same seed, on the same replications of
 the simulation scenarios (generator v1). Only the strategy differs. Reported per
@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from cbeal.provenance import git_sha
+from cbeal.reports.provenance import git_sha
 
 OUT = Path(__file__).parent / "results" / "crosscheck_baselines.md"
 PAIRS = (
@@ -96,9 +96,9 @@ in accuracy.
 
 
 def _methods() -> dict[str, Any]:
-    from cbeal.experiments.methods import METHODS, Method
-    from cbeal.experiments.skactiveml_check import SkactivemlAgent, skactiveml_methods
     from cbeal.models import SingleAgentLearner, StreamLearner
+    from cbeal_studies.reproduction.methods import METHODS, Method
+    from cbeal_studies.reproduction.skactiveml_check import SkactivemlAgent, skactiveml_methods
 
     def us_04(est: Any, budget: int, n_stream: int, seed: int) -> StreamLearner:
         return SingleAgentLearner(
@@ -121,8 +121,8 @@ def run_one(task: tuple[str, int, str]) -> list[dict[str, Any]]:
     from threadpoolctl import threadpool_limits
 
     from cbeal.catalog import learner as make_learner
-    from cbeal.experiments.scenarios import scenario
     from cbeal.simulation import simulate
+    from cbeal_studies.reproduction.scenarios import scenario
 
     scenario_id, rep, learner = task
     warnings.filterwarnings("ignore", category=FutureWarning)  # SVC(probability=True)
@@ -209,7 +209,7 @@ def main() -> None:
     import sklearn
 
     import cbeal
-    from cbeal.experiments.scenarios import scenario
+    from cbeal_studies.reproduction.scenarios import scenario
 
     tasks = [
         (s, r, learner)
@@ -232,7 +232,7 @@ def main() -> None:
         "Same cbeal machinery for both columns (SingleAgentLearner, ε = 0, refit after every "
         "acquisition, hard budget B = 10 % of the stream, the runner's seeds); only the "
         "strategy differs. scikit-activeml's strategies get `budget = B/n` and our learner's "
-        "probabilities through a classifier shim (`cbeal.experiments.skactiveml_check`).",
+        "probabilities through a classifier shim (`cbeal_studies.reproduction.skactiveml_check`).",
         "",
         f"Scenarios: {scen}; {args.replications} replications each, generator v1. "
         "Accuracy on the clean balanced test set (500). Δ = ours − theirs, paired by "

@@ -121,7 +121,7 @@ def main() -> None:
         serve(args.serve[0], int(args.serve[1]), Path(args.serve[2]))
         return
     from cbeal import make_stream
-    from cbeal.provenance import git_sha
+    from cbeal.reports.provenance import git_sha
     from cbeal.service.engine.tokens import create_token
     from cbeal.service.store.db import connect, migrate
 

@@ -33,6 +33,8 @@ from cbeal.tablerun.options import comparison_methods, ensemble, run_budget
 from .test_conventions import AGENTS as CHECKED_AGENTS
 
 SRC = Path(cbeal.__file__).parent
+# the studies live beside the package, in the same repository (studies/)
+STUDIES = Path(__file__).resolve().parents[1] / "studies" / "src" / "cbeal_studies"
 
 
 @pytest.mark.parametrize("name", list(AGENTS))
@@ -147,11 +149,12 @@ def test_the_paper_agent_names_are_written_once() -> None:
     # and every other module asks the catalog (docstrings and figures' picks excepted)
     names = {"LD1", "LD2", "LD3", "SPF1", "RAL1", "RAL2", "RAL3", "RAL4"}
     holders = set()
-    for path in sorted(SRC.rglob("*.py")):
-        found = names & set(_string_constants(path))
-        if len(found) >= 4:  # a list of them, not one name in an example
-            holders.add(str(path.relative_to(SRC)))
-    # experiments/figures.py: the methods the paper's toy figure shows, by name
-    allowed = {"core/presets.py", "catalog/agents.py", "experiments/figures.py"}
-    suite = {p for p in holders if p.startswith("experiments/suite/")}  # candidate pools
+    for root in (SRC, STUDIES):
+        for path in sorted(root.rglob("*.py")):
+            found = names & set(_string_constants(path))
+            if len(found) >= 4:  # a list of them, not one name in an example
+                holders.add(str(path.relative_to(root)))
+    # reproduction/figures.py: the methods the paper's toy figure shows, by name
+    allowed = {"core/presets.py", "catalog/agents.py", "reproduction/figures.py"}
+    suite = {p for p in holders if p.startswith("label_efficiency/")}  # candidate pools
     assert holders - suite <= allowed, holders - suite

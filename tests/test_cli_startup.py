@@ -23,7 +23,9 @@ HEAVY = ("numpy", "sklearn", "pandas", "scipy", "matplotlib", "pyarrow", "fastap
 
 
 def _env() -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    # the checkout's cbeal and its studies (studies/src: a sibling distribution)
+    paths = [str(ROOT / "src"), str(ROOT / "studies" / "src")]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
 
 
 def _loaded_by(code: str) -> list[str]:
@@ -82,6 +84,34 @@ def test_an_unknown_backend_is_refused_in_one_line(tmp_path: Path) -> None:
         "cbeal: error: unknown backend 'nosuch'; choose one of loky, threading, dask, ray"
     )
     assert not any(tmp_path.iterdir())  # refused before anything was written
+
+
+@pytest.mark.parametrize(
+    "command", [["reproduce"], ["casestudy", "--dataset", "secom"], ["benchmark"]]
+)
+def test_a_study_command_without_the_studies_says_how_to_install_them(
+    command: list[str], tmp_path: Path
+) -> None:
+    code = (
+        "import sys; sys.modules['cbeal_studies'] = None\n"  # as if studies/ were not installed
+        f"from cbeal.cli import main\nsys.exit(main({command!r}))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=_env(), cwd=tmp_path
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip() == (
+        f"cbeal: error: `cbeal {command[0]}` runs a study, and the studies are a separate "
+        "package in the cbeal repository: from the cbeal folder, `pip install -e studies`"
+    )
+    assert not any(tmp_path.iterdir())
+    helped = subprocess.run(
+        [sys.executable, "-c", code.replace(f"{command!r}", f"{[command[0], '--help']!r}")],
+        capture_output=True,
+        text=True,
+        env=_env(),
+    )
+    assert helped.returncode == 0 and "Traceback" not in helped.stderr
 
 
 @pytest.fixture(scope="module")

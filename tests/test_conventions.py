@@ -23,6 +23,8 @@ from cbeal import checks
 from cbeal.core import Agent, Params
 
 SRC = Path(cbeal.__file__).parent
+# the studies: a sibling distribution in the same repository (studies/, issue 29)
+STUDIES = Path(__file__).resolve().parents[1] / "studies" / "src" / "cbeal_studies"
 
 
 def _concrete(base: type) -> list[type]:
@@ -136,7 +138,7 @@ def test_no_core_modules_import_each_other_in_a_cycle() -> None:
 
 
 def test_sklearn_and_plotting_only_in_their_layers() -> None:
-    sklearn_ok = {"learners", "streams", "experiments", "adapters"}
+    sklearn_ok = {"learners", "streams", "adapters"}  # the studies (studies/) use it freely
     for path in sorted(SRC.rglob("*.py")):
         rel = path.relative_to(SRC)
         for name in _imports(path):
@@ -144,7 +146,7 @@ def test_sklearn_and_plotting_only_in_their_layers() -> None:
             if top == "sklearn":
                 assert rel.parts[0] in sklearn_ok, f"{rel} imports {name}"
             if top == "matplotlib":
-                assert rel.parts[0] in {"plotting.py", "experiments"}, f"{rel} imports {name}"
+                assert rel.parts[0] == "plotting", f"{rel} imports {name}"
 
 
 # which cbeal modules each layer may import (beside itself): every top-level package and
@@ -158,13 +160,11 @@ LAYERS: dict[str, set[str]] = {
     "kernels": {"core"},
     "checks": {"core"},
     "streams": {"core"},
-    "provenance": {"_version"},
     "modelfile": {"core", "_version"},
     "catalog": {"baselines", "core", "learners"},
     "models": {"catalog", "core", "kernels", "learners", "modelfile"},
-    "trace": {"core"},
-    "simulation": {"core", "models", "trace", "_version"},
-    "plotting": {"core", "trace"},
+    "simulation": {"core", "models", "_version"},
+    "plotting": {"core", "simulation"},
     "evaluation": {"core", "learners"},
     "adapters": {"core", "models"},
     "bridges": {"core", "streams"},
@@ -176,51 +176,25 @@ LAYERS: dict[str, set[str]] = {
         "models",
         "simulation",
         "streams",
-        "trace",
     },
-    "reports": {
-        "catalog",
-        "core",
-        "evaluation",
-        "plotting",
-        "provenance",
-        "tablerun",
-        "trace",
-        "_version",
-    },
+    "reports": {"core", "_version"},
+    "runreport": {"catalog", "core", "evaluation", "plotting", "reports", "tablerun", "_version"},
     "service": {"bridges", "catalog", "core", "learners", "models", "_version"},
-    "experiments": {
-        "adapters",
-        "baselines",
-        "catalog",
-        "core",
-        "datasets",
-        "evaluation",
-        "learners",
-        "models",
-        "plotting",
-        "provenance",
-        "reports",
-        "simulation",
-        "streams",
-        "trace",
-        "_version",
-    },
     "cli": {
         "bridges",
         "catalog",
         "core",
         "datasets",
-        "experiments",
         "models",
         "reports",
+        "runreport",
         "service",
         "simulation",
         "streams",
         "tablerun",
         "_version",
     },
-    "__init__": {"catalog", "core", "models", "simulation", "streams", "trace", "_version"},
+    "__init__": {"catalog", "core", "models", "simulation", "streams", "_version"},
     "__main__": {"cli"},
 }
 
@@ -234,29 +208,120 @@ WHY: dict[str, str] = {
     "kernels": "compiled twins of core steps, checked against the readable reference",
     "checks": "the conventions checker every component passes (as river ships one)",
     "streams": "streams from data: simulated ones and a user's own table file",
-    "provenance": "where a result came from: git, versions, machine",
     "modelfile": "the safe model file (no pickle)",
     "catalog": "every name a user types: presets, agents, learners, budgets",
     "models": "the stream models a user fits: CbeAL and one agent alone",
-    "trace": "what a simulated run recorded, per step",
-    "simulation": "the oracle loop that streams labels to a model",
-    "plotting": "figures of a run",
+    "simulation": "simulated runs: the oracle loop that streams labels to a model (loop) and "
+    "what a run recorded, per step (trace: numpy only, loads without the models)",
+    "plotting": "figures of runs by kind: the shared colours (style), one run's panels (run), "
+    "methods side by side (compare), regressors' runs (regression)",
     "evaluation": "reference models and scores the studies and `cbeal run` share",
     "adapters": "cbeal inside river and scikit-activeml loops",
     "bridges": "clients that feed the service from a line: replay, MQTT, OPC UA",
     "tablerun": "`cbeal run` on a user's table: the computation, without words",
-    "reports": "`cbeal run`'s and the studies' words and tables",
+    "reports": "the pieces every report shares: a document, a folder written all or nothing, "
+    "and where a result came from (provenance: git, versions, machine; here because every "
+    "report and every study's result row records it); nothing about runs or studies",
+    "runreport": "`cbeal run`'s report: the words and figures for what tablerun computed",
     "service": "`cbeal serve`: the annotation service",
-    "experiments": "the paper's study, the case study and the label-efficiency suite",
     "cli": "the only layer that knows flags",
     "__init__": "the public names, loaded on first use",
     "__main__": "`python -m cbeal`",
 }
 
 
+def test_no_loose_modules_at_the_top_of_the_package() -> None:
+    # every part of cbeal is a package named for what it is (issue 29); the top holds only
+    # the public names, `python -m cbeal` and the version
+    loose = {p.name for p in SRC.glob("*.py")} - {"__init__.py", "__main__.py", "_version.py"}
+    assert not loose, f"move {sorted(loose)} into a package"
+
+
+def test_a_trace_and_its_figures_load_without_the_models() -> None:
+    # reading, summarizing and plotting a recorded run needs numpy, not scikit-learn
+    loaded = _heavy_loaded_by("cbeal.simulation, cbeal.plotting")
+    assert not loaded & {"sklearn", "matplotlib"}, loaded
+
+
 def test_every_layer_says_why_it_exists() -> None:
     assert set(WHY) == set(LAYERS), set(WHY) ^ set(LAYERS)
     assert all(len(reason) > 10 for reason in WHY.values())
+    assert set(STUDY_WHY) == set(STUDY_LAYERS), set(STUDY_WHY) ^ set(STUDY_LAYERS)
+
+
+# the studies (package cbeal_studies in studies/): research beside the product, as
+# scikit-learn and river keep their benchmarks beside the library. They use cbeal's public
+# layers, never the service or the command line; cbeal never imports them (but see below)
+STUDIES_USE = {
+    "adapters",
+    "baselines",
+    "catalog",
+    "core",
+    "datasets",
+    "evaluation",
+    "learners",
+    "models",
+    "plotting",
+    "reports",
+    "simulation",
+    "streams",
+    "_version",
+}
+STUDY_LAYERS: dict[str, set[str]] = {
+    "__init__": set(),
+    "reproduction": set(),
+    "regression": set(),
+    "casestudy": {"reproduction"},
+    "label_efficiency": {"reproduction"},
+}
+STUDY_WHY: dict[str, str] = {
+    "__init__": "what the studies are and how to install them",
+    "reproduction": "the paper's simulation study: scenarios, methods, runs, tables",
+    "regression": "the regression rounds (issue 20) and their fresh workloads",
+    "casestudy": "the paper's case study on SECOM and AI4I line data",
+    "label_efficiency": "the label-efficiency suite and its tuning rounds (studies/BENCHMARK.md)",
+}
+
+
+def test_the_studies_use_only_cbeals_public_layers() -> None:
+    _acyclic(STUDY_LAYERS)
+    for path in sorted(STUDIES.rglob("*.py")):
+        rel = path.relative_to(STUDIES)
+        layer = rel.parts[0].removesuffix(".py")
+        assert layer in STUDY_LAYERS, f"studies/{rel}: add its layer to STUDY_LAYERS"
+        for name in _cbeal_imports(path):
+            used = name.split(".")[1] if "." in name else ""
+            assert used in STUDIES_USE, f"studies/{rel} imports {name}"
+        for name in _imports(path):
+            parts = name.split(".")
+            if parts[0] == "cbeal_studies" and len(parts) > 1:
+                ok = STUDY_LAYERS[layer] | {layer}
+                assert parts[1] in ok, f"studies/{rel} imports {name}"
+
+
+def _top_level_statements(tree: ast.Module) -> list[ast.stmt]:
+    """What runs when the module loads: not the bodies of functions, nor the docstring."""
+    skip = (ast.FunctionDef, ast.ClassDef)
+    return [n for n in tree.body[1:] if not isinstance(n, skip)]  # body[0]: the docstring
+
+
+def test_cbeal_imports_the_studies_only_in_the_clis_study_commands_lazily() -> None:
+    # `cbeal reproduce`, `casestudy` and `benchmark` stay where users know them; the product
+    # installs and starts without the studies
+    allowed = {Path("cli/study.py"), Path("cli/_common.py")}
+    for path in sorted(SRC.rglob("*.py")):
+        rel = path.relative_to(SRC)
+        tree = ast.parse(path.read_text())
+        named = {
+            n.value.split(".")[0]
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Constant) and isinstance(n.value, str)
+        } | {n.split(".")[0] for n in _imports(path)}
+        if "cbeal_studies" not in named:
+            continue
+        assert rel in allowed, f"{rel} imports the studies: only the CLI's study commands may"
+        for node in _top_level_statements(tree):
+            assert "cbeal_studies" not in ast.dump(node), f"{rel} imports the studies at load"
 
 
 # inside the service: SQL at the bottom, HTTP at the top
@@ -377,14 +442,19 @@ def test_only_the_cli_knows_command_line_flags() -> None:
             assert "argparse" not in _imports(path), path
 
 
-def test_importing_core_loads_no_heavy_dependency() -> None:
+def _heavy_loaded_by(modules: str) -> set[str]:
+    """The heavy libraries a fresh interpreter has loaded after ``import <modules>``."""
     code = (
-        "import sys, cbeal.core;"
+        f"import sys, {modules};"
         "print(sorted({m.split('.')[0] for m in sys.modules} & "
         "{'sklearn','scipy','pandas','matplotlib','tqdm','pyarrow'}))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"
+    return set(eval(out.stdout))
+
+
+def test_importing_core_loads_no_heavy_dependency() -> None:
+    assert _heavy_loaded_by("cbeal.core") == set()
 
 
 def test_public_names_resolve_to_the_api_not_modules() -> None:

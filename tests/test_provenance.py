@@ -1,15 +1,13 @@
-"""Provenance: results record cbeal's own commit or nothing, and reproduce runs without
-the optional scikit-activeml."""
+"""Provenance: results record cbeal's own commit or nothing."""
 
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-import cbeal.provenance as prov
+import cbeal.reports.provenance as prov
 
 
 def _git(cwd: Path, *args: str) -> str:
@@ -49,22 +47,3 @@ def test_an_install_inside_another_repository_records_no_sha(
     prov.git_sha.cache_clear()
     assert prov.git_sha() is None
     prov.git_sha.cache_clear()
-
-
-def test_reproduce_runs_without_scikit_activeml(tmp_path: Path) -> None:
-    code = (
-        "import sys; sys.modules['skactiveml'] = None\n"  # as if cbeal[bench] were not installed
-        "from cbeal.experiments import METHODS\n"
-        "assert not [m for m in METHODS if 'skactiveml' in m], list(METHODS)\n"
-        "import cbeal.experiments.profiles as p\n"
-        "p.PROFILES['quick'] = p.Profile('quick', ('S01',), 1, ('v1',))\n"
-        "p.METHODS = {k: v for k, v in p.METHODS.items() if k in ('CBEAL-6', 'RS', 'LD1', "
-        "'RAL1', 'Initial', 'All Training Data')}\n"
-        "from cbeal.cli import main\n"
-        f"sys.exit(main(['reproduce', '--out', {str(tmp_path)!r}, '--learner', 'logreg',"
-        " '--jobs', '1', '--no-progress']))\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert out.returncode == 0, out.stderr
-    assert (tmp_path / "tables_v1_logreg" / "tables.md").stat().st_size > 0
-    assert "CBEAL-6 > RS: " in out.stdout

@@ -189,28 +189,6 @@ def test_plot_band_draws_the_band_and_refuses_a_classifier_trace(
         plot_band(trace)
 
 
-def test_benchmark_workloads_are_fixed_and_the_parts_disjoint() -> None:
-    from cbeal.experiments.regression.workloads import DEV, EVAL, load_workload
-
-    assert not set(DEV) & set(EVAL) and len(DEV) == len(EVAL) == 5
-    a, b = load_workload("paper-reg-v1", 0), load_workload("paper-reg-v1", 0)
-    np.testing.assert_array_equal(a.y_stream, b.y_stream)
-    assert a.X_stream.shape == (1000, 15) and a.X_test.shape == (500, 15)
-    assert a.tolerance == pytest.approx(0.25 * a.y_stream.std())
-    assert not np.array_equal(load_workload("paper-reg-v1", 1).y0, a.y0)
-
-
-def test_label_ratio_counts_labels_to_reach_and_stay_at_rs_final_rmse() -> None:
-    from cbeal.experiments.regression.report import label_ratio
-
-    rs = [{"final": {"rmse": 1.0}, "labels": 100, "curve": [[0, 2.0], [50, 1.2], [100, 1.0]]}]
-    fast = [{"curve": [[0, 2.0], [50, 0.9], [100, 0.8]]}]
-    dips = [{"curve": [[0, 2.0], [50, 0.9], [100, 1.1]]}]
-    assert label_ratio(fast, rs) == 0.5
-    assert label_ratio(rs, rs) == 1.0
-    assert label_ratio(dips, rs) == math.inf
-
-
 @pytest.mark.parametrize("estimator", [BayesianRidge(), BootstrapRegressor(LinearRegression())])
 def test_a_saved_regression_model_continues_exactly(
     data: tuple[np.ndarray, np.ndarray], estimator: object, tmp_path: object
@@ -225,24 +203,6 @@ def test_a_saved_regression_model_continues_exactly(
     np.testing.assert_array_equal(a.acquired, b.acquired)
     np.testing.assert_array_equal(model.predict(X[:10]), twin.predict(X[:10]))
     assert twin.tolerance == 0.15 and model.n_labels_ == twin.n_labels_
-
-
-def test_the_regression_preset_is_the_chosen_candidate_as_a_user_gets_it() -> None:
-    from cbeal.experiments.regression.round2 import CHOICE, LEARNERS, STRATEGIES
-    from cbeal.experiments.regression.workloads import load_workload
-
-    w = load_workload("paper-reg-v1", 0)
-    kw = {"estimator": LEARNERS["bayes-ridge"](), "tolerance": w.tolerance, "random_state": 5}
-    made = [
-        STRATEGIES[name](LEARNERS["bayes-ridge"], 30, 0.1, **kw).fit(w.X0, w.y0)
-        for name in ("CBEAL-R", CHOICE)
-    ]
-    preset = CbeAL.from_preset("CBEAL-R", estimator=BayesianRidge(), budget=0.1, tolerance=1.0)
-    assert [n for n, _ in preset.agents] == ["QBCRr", "DTLm", "DRIFT"]
-    assert preset.fusion.pacer == "deficit"
-    assert type(preset.agents[0][1].estimator) is BayesianRidge  # the model's own regressor
-    a, b = (simulate(m, w.X_stream[:300], w.y_stream[:300]).acquired for m in made)
-    np.testing.assert_array_equal(a, b)
 
 
 def test_query_many_decides_like_query_one_for_a_regressor(

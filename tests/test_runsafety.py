@@ -76,7 +76,7 @@ def test_ctrl_c_while_writing_leaves_no_partial_file(
     if previous:
         assert quick(data, out) == 0
     before = files(out) if previous else {}
-    import cbeal.reports.tablerun.writer as writer
+    import cbeal.runreport.writer as writer
 
     def stop(*args: Any, **kwargs: Any) -> Any:  # trace.csv and model.cbeal are written
         raise KeyboardInterrupt

@@ -597,7 +597,7 @@ def test_the_allowance_is_what_the_models_were_held_to(csv: Path, spec: str) -> 
 def test_the_report_only_renders_numbers_the_run_step_computed(
     csv: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from cbeal.reports.tablerun import console_lines, write_report
+    from cbeal.runreport import console_lines, write_report
 
     result = api(csv, compare="RS,US", repeats=2)
     stats = result.stats
@@ -613,7 +613,7 @@ def test_the_report_only_renders_numbers_the_run_step_computed(
         "cbeal.tablerun.results.mean_se",
         "cbeal.tablerun.results.paired",
         "cbeal.tablerun.results.budget_use",
-        "cbeal.trace.Trace.summary",
+        "cbeal.simulation.trace.Trace.summary",
         "cbeal.evaluation.scores",
         "cbeal.catalog.describe_budget",
         "cbeal.tablerun.results.data_stats",

@@ -37,10 +37,10 @@ _LAZY = {
     "RenewedBudget": "cbeal.models.renewal",
     "SingleAgentLearner": "cbeal.models",
     "StreamLearner": "cbeal.models",
-    "simulate": "cbeal.simulation",
+    "simulate": "cbeal.simulation.loop",
     "SimulatedStream": "cbeal.streams",
     "make_stream": "cbeal.streams",
-    "Trace": "cbeal.trace",
+    "Trace": "cbeal.simulation.trace",
 }
 
 
@@ -82,9 +82,9 @@ if TYPE_CHECKING:  # pragma: no cover
     )
     from cbeal.models import CbeAL, SingleAgentLearner, StreamLearner
     from cbeal.models.renewal import RenewedBudget
-    from cbeal.simulation import simulate
+    from cbeal.simulation.loop import simulate
+    from cbeal.simulation.trace import Trace
     from cbeal.streams import SimulatedStream, make_stream
-    from cbeal.trace import Trace
 
 __all__ = [
     "Agent",

@@ -2,7 +2,7 @@
 
 :class:`SkactivemlAgent` wraps a stream strategy (``query`` then ``update`` once per
 sample) so that it can run alone in a :class:`~cbeal.SingleAgentLearner` (the baselines'
-cross-check, :mod:`cbeal.experiments.skactiveml_check`) or join a CbeAL ensemble.
+cross-check, :mod:`cbeal_studies.reproduction.skactiveml_check`) or join a CbeAL ensemble.
 scikit-activeml is imported when an agent is fitted, so this module imports without it.
 """
 

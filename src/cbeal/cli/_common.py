@@ -63,8 +63,10 @@ def _names(what: str) -> str:
     from cbeal import catalog
 
     if what == "backends":
-        from cbeal.experiments.tasks import BACKENDS
-
+        try:  # the studies are a separate package (studies/): their help still shows
+            from cbeal_studies.reproduction.tasks import BACKENDS
+        except ModuleNotFoundError:
+            return "loky, threading, dask, ray (once the studies are installed)"
         return ", ".join(BACKENDS)
     if what == "recommended":
         return catalog.RECOMMENDED

@@ -169,7 +169,7 @@ def run_table(args: argparse.Namespace) -> int:
             with contextlib.suppress(ImportError):  # a missing extra is said further on
                 importlib.import_module(heavy)
         from cbeal.reports.folder import check_out
-        from cbeal.reports.tablerun import console_lines, write_report
+        from cbeal.runreport import console_lines, write_report
         from cbeal.tablerun import RunOptions, execute, prepare
 
     if (args.file is None) == (args.data is None) and args.file != args.data:

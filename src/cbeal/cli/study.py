@@ -1,15 +1,38 @@
 """The studies: ``cbeal reproduce`` (the paper's simulation study), ``cbeal casestudy``
-(its case study on bundled data) and ``cbeal benchmark`` (the label-efficiency suite)."""
+(its case study on bundled data) and ``cbeal benchmark`` (the label-efficiency suite).
+
+The studies are a separate distribution in the repository (``studies/``, package
+``cbeal_studies``): each command imports it when it runs, never when the command line
+starts, and says in one line how to install it when it is missing."""
 
 from __future__ import annotations
 
 import argparse
+import importlib
+import sys
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from cbeal.cli._common import HelpFormatter, add_progress, catalog_choices
 
 __all__ = ["register"]
+
+MISSING = (
+    "cbeal: error: `cbeal {command}` runs a study, and the studies are a separate package "
+    "in the cbeal repository: from the cbeal folder, `pip install -e studies`"
+)
+
+
+def studies(module: str, command: str) -> ModuleType | None:
+    """``cbeal_studies.<module>``, or None after saying how to install the studies."""
+    try:
+        return importlib.import_module(f"cbeal_studies.{module}")
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").split(".")[0] != "cbeal_studies":
+            raise  # a dependency of the studies is missing: the CLI says which
+        print(MISSING.format(command=command), file=sys.stderr)
+        return None
 
 
 def register(sub: Any) -> None:
@@ -34,7 +57,7 @@ def _reproduce_parser(sub: Any) -> None:
         default="quick",
         help="quick: 4 scenarios x 2 replications; paper: 24 x 10, both generators",
     )
-    rep.add_argument("--out", default="reproduction", help="output folder (resumable)")
+    rep.add_argument("--out", default="studies/reproduction", help="output folder (resumable)")
     rep.add_argument("--learner", default="svm", help=catalog_choices("learners"))
     rep.add_argument("--generators", default=None, help="e.g. v1,v2 (default: the profile's)")
     rep.add_argument("--jobs", type=int, default=-1, help="parallel workers (-1: all cores)")
@@ -56,10 +79,11 @@ def _reproduce_parser(sub: Any) -> None:
 
 
 def run_reproduce(args: argparse.Namespace) -> int:
-    from cbeal.experiments.profiles import reproduce
-
+    profiles = studies("reproduction.profiles", "reproduce")
+    if profiles is None:
+        return 2
     gens = tuple(args.generators.split(",")) if args.generators else None
-    result = reproduce(
+    result = profiles.reproduce(
         args.profile,
         Path(args.out),
         learner=args.learner,
@@ -99,7 +123,7 @@ def _casestudy_parser(sub: Any) -> None:
         choices=("l1", "rf", "all"),
         help="L1 logistic regression, random forest, or both",
     )
-    case.add_argument("--out", default="casestudy", help="output folder (resumable)")
+    case.add_argument("--out", default="studies/casestudy", help="output folder (resumable)")
     case.add_argument("--replications", type=int, default=10, help="replications per study")
     case.add_argument(
         "--budgets", default=None, help="e.g. 5%%,10%% (shares of the stream; default: 3-20%%)"
@@ -134,11 +158,12 @@ def _shares(text: str) -> list[float]:
 
 
 def run_casestudy(args: argparse.Namespace) -> int:
-    from cbeal.experiments.casestudy.pipeline import casestudy
-
+    pipeline = studies("casestudy.pipeline", "casestudy")
+    if pipeline is None:
+        return 2
     budgets = None if args.budgets is None else _shares(args.budgets)
     methods = None if args.methods is None else [m.strip() for m in args.methods.split(",")]
-    result = casestudy(
+    result = pipeline.casestudy(
         args.dataset,
         Path(args.out),
         learner=args.learner,
@@ -171,7 +196,7 @@ def _headline(cells: dict[tuple[str, float], float]) -> None:
 def _benchmark_parser(sub: Any) -> None:
     bench = sub.add_parser(
         "benchmark",
-        help="the label-efficiency suite (BENCHMARK.md)",
+        help="the label-efficiency suite (studies/BENCHMARK.md)",
         description="Run every strategy on the suite's frozen workloads (quick: CI-sized; "
         "dev: development part with the candidate configurations; full: both parts). "
         "Resumable.",
@@ -180,7 +205,9 @@ def _benchmark_parser(sub: Any) -> None:
     bench.add_argument(
         "--profile", choices=("quick", "dev", "full"), default="quick", help="which part"
     )
-    bench.add_argument("--out", default="benchmark", help="output folder (resumable)")
+    bench.add_argument(
+        "--out", default="studies/label_efficiency", help="output folder (resumable)"
+    )
     bench.add_argument("--jobs", type=int, default=-1, help="parallel workers (-1: all cores)")
     bench.add_argument(
         "--figures",
@@ -204,14 +231,15 @@ def _benchmark_parser(sub: Any) -> None:
 
 
 def run_benchmark(args: argparse.Namespace) -> int:
-    from cbeal.experiments.suite.pipeline import appendix_figures, benchmark
-
+    pipeline = studies("label_efficiency.pipeline", "benchmark")
+    if pipeline is None:
+        return 2
     out = Path(args.out)
     if args.appendix:
-        for path in appendix_figures(out, reps=args.appendix_reps):
+        for path in pipeline.appendix_figures(out, reps=args.appendix_reps):
             print(f"appendix figure: {path}")
         return 0
-    result = benchmark(
+    result = pipeline.benchmark(
         args.profile, out, n_jobs=args.jobs, progress=args.progress, figures=args.figures
     )
     print(

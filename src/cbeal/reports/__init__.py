@@ -1,8 +1,10 @@
-"""Reports: a small generic document model, rendered to Markdown or self-contained HTML
-(:mod:`.document`), and a report folder that is never left half-written (:mod:`.folder`).
+"""The pieces every report shares, whatever it reports: a small document model, rendered
+to Markdown or self-contained HTML (:mod:`.document`), a report folder that is never left
+half-written (:mod:`.folder`), and where a result came from (:mod:`.provenance`: cbeal's
+version and commit, Python, time).
 
-The report of ``cbeal run`` is built on them in :mod:`cbeal.reports.tablerun`; it renders
-numbers the run step computed and computes none.
+``cbeal run``'s report is built on them in :mod:`cbeal.runreport`, the studies' tables in
+``cbeal_studies``; nothing here knows what a run or a study is.
 """
 
 from cbeal.reports.document import Block, markdown_table, to_html, to_markdown

@@ -4,7 +4,7 @@
 estimates the work; :func:`execute` runs CbeAL, the comparison methods and the references
 (for every seed), scores them and computes every number the report shows
 (:class:`RunStats`, :mod:`cbeal.tablerun.results`); :func:`run` does both. The report
-(:mod:`cbeal.reports.tablerun`) only renders the result.
+(:mod:`cbeal.runreport`) only renders the result.
 """
 
 from cbeal.tablerun.estimate import Estimate

@@ -3,7 +3,7 @@
 :func:`cbeal.tablerun.execute` fills a :class:`RunStats` (the budget and what it allows at
 each stream row, the data's class counts and gaps, each score as mean ± standard error over
 the seeds, CbeAL's paired comparisons, the CbeAL run's own numbers); the report
-(:mod:`cbeal.reports.tablerun`) only renders them.
+(:mod:`cbeal.runreport`) only renders them.
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ import numpy as np
 
 from cbeal.catalog import describe_budget
 from cbeal.core import Budget, LabelRate
+from cbeal.simulation.trace import Trace
 from cbeal.streams.table import Table
 from cbeal.tablerun.repeats import Paired, mean_se, paired
 from cbeal.tablerun.split import Split
-from cbeal.trace import Trace
 
 __all__ = [
     "HEADLINE",

@@ -52,6 +52,7 @@ from cbeal.core.regression import default_tolerance, regression_scores
 from cbeal.evaluation import REFERENCES, fit_reference, scores
 from cbeal.models import CbeAL, StreamLearner, stream_model
 from cbeal.simulation import simulate
+from cbeal.simulation.trace import Trace
 from cbeal.streams.table import Table, load_table
 from cbeal.tablerun.equal_labels import equal_labels, uniform_rmse
 from cbeal.tablerun.estimate import PROGRESS_AFTER, Estimate, estimate
@@ -80,7 +81,6 @@ from cbeal.tablerun.results import (
     score_table,
 )
 from cbeal.tablerun.split import Split, make_split, positive_class
-from cbeal.trace import Trace
 
 __all__ = ["Plan", "SeedRun", "UserRun", "execute", "prepare", "run"]
 
@@ -347,7 +347,7 @@ def _curves(plan: Plan, models: dict[str, StreamLearner]) -> dict[str, Curve]:
 def execute(plan: Plan) -> UserRun:
     """Run CbeAL, the comparisons and the references for every seed, and score them.
 
-    Nothing is written; pass the result to :func:`cbeal.reports.tablerun.write_report`.
+    Nothing is written; pass the result to :func:`cbeal.runreport.write_report`.
     The CbeAL model takes raw rows of the file (it carries the preprocessing).
     """
     o, split = plan.options, plan.split

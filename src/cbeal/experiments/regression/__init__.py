@@ -1,1 +1,0 @@
-"""The regression benchmark (issue 20): workloads, strategies, runs and report (REGRESSION.md)."""
