@@ -137,6 +137,24 @@ def test_no_core_modules_import_each_other_in_a_cycle() -> None:
     _acyclic({k: v - {k} for k, v in graph.items()})
 
 
+def test_no_module_over_500_lines_and_no_cycle_anywhere() -> None:
+    # the sizes the design reviews count (scripts/code_sizes.py prints them all): a module
+    # over 500 lines holds more than one concept; a cycle anywhere, even through an import
+    # inside a function, ties two modules' meanings together
+    sizes = _code_sizes().measure([SRC, *([STUDIES] if STUDIES.is_dir() else [])])
+    assert sizes["over_500"] == [], sizes["over_500"]
+    assert sizes["cycles_deferred"] == [], sizes["cycles_deferred"]
+
+
+def _code_sizes() -> Any:
+    script = SRC.parents[1] / "scripts" / "code_sizes.py"
+    spec = importlib.util.spec_from_file_location("code_sizes", script)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def test_sklearn_and_plotting_only_in_their_layers() -> None:
     sklearn_ok = {"learners", "streams", "adapters"}  # the studies (studies/) use it freely
     for path in sorted(SRC.rglob("*.py")):

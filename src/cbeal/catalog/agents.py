@@ -246,7 +246,7 @@ _ENTRIES = [
         "sampler",
         lambda b: ExpectedChangeAgent(),
     ),
-    # regression round 2 (issue 33, REGRESSION.md): scale-free scores (ranks among recent parts)
+    # regression round 2 (issue 33, studies/REGRESSION.md): scale-free scores (recent ranks)
     AgentEntry(
         "QBCRr",
         "committee variance rank",

@@ -77,7 +77,7 @@ _PAPER_WORDS = {
 }
 
 _ENTRIES = [
-    PresetEntry(  # issue 32, round 5 (BENCHMARK.md): chosen on 300 development cells
+    PresetEntry(  # issue 32, round 5 (studies/BENCHMARK.md): chosen on 300 development cells
         "CBEAL-5D",
         "five fused scores, a pacer that can run ahead",
         "two uncertainty checkers, entropy and variable-uncertainty sampling and a minority "
@@ -112,7 +112,7 @@ _ENTRIES = [
         ("RAL1", "RAL2", "ENT", "VU"),
         {"eta": 0.2, "ewma": False},
     ),
-    PresetEntry(  # regressors (issue 33, REGRESSION.md round 2): chosen on its development part
+    PresetEntry(  # regressors (issue 33, studies/REGRESSION.md round 2): chosen on its dev part
         "CBEAL-R",
         "uncertainty, diversity and drift, one pacer",
         "regressors: committee variance of the model's own regressor, distance to the last 50 "

@@ -40,7 +40,7 @@ DEFAULT_PACE = 0.05
 
 #: Labels a share such as ``"10%"`` may run ahead of the even schedule (its token bucket's
 #: depth, :class:`LabelRate`'s ``burst``): the 90th percentile, rounded up, of how far ahead
-#: the recommended preset ran under a count budget on the development part (BENCHMARK.md,
+#: the recommended preset ran under a count budget on the development part (studies/BENCHMARK.md,
 #: round 5: 4.6 labels).
 RATE_BURST = 5.0
 

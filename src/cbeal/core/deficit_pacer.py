@@ -17,7 +17,7 @@ Why not :class:`~cbeal.core.QuantilePacer`, which spends a label only once it ha
 accrued: on 24 cells no one here had tuned to (issue 32), that strict pacer cost 0.83 ±
 0.15 points of balanced accuracy against this one with the same members, worse in 23 of
 24 cells, and the gain comes from taking labels *ahead* of the even schedule when the
-samples that come score high. BENCHMARK.md (round 5) measures it on cbeal's own suite.
+samples that come score high. studies/BENCHMARK.md (round 5) measures it on cbeal's own suite.
 
 The window holds fused scores, not the members' scores: this pacer serves fusions whose
 weights do not change (equal weights); a weight rule that learns re-weighs new samples

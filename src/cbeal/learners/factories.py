@@ -81,7 +81,7 @@ def bayesian_ridge(random_state: Any = None) -> Any:
 
 def rbf_bayesian_ridge(random_state: Any = None) -> Any:
     """Bayesian ridge on 60 Nyström RBF features: a smooth non-linear model with a spread
-    (the benchmark's non-linear learner, REGRESSION.md)."""
+    (the benchmark's non-linear learner, studies/REGRESSION.md)."""
     from sklearn.kernel_approximation import Nystroem
     from sklearn.linear_model import BayesianRidge
     from sklearn.pipeline import make_pipeline
