@@ -79,7 +79,6 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
             if len(comp) > 1:
                 out.append(sorted(comp))
 
-    sys.setrecursionlimit(10_000)
     for v in sorted(graph):
         if v not in index:
             visit(v)
