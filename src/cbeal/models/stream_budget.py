@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, TypeVar
 
 from cbeal.core import ParameterError, Params, ScoreFusion
-from cbeal.core.budget import LabelCount
+from cbeal.core.budget import LabelCount, paced_share
 from cbeal.models.renewal import RenewedBudget
 from cbeal.models.stream_state import StreamState
 
@@ -55,9 +55,9 @@ class BudgetRenewal(StreamState):
             self._check_fitted()
             renewed = RenewedBudget(budget=budget, after=self.t_).start()  # checks `budget`
             fresh = renewed.budget_
-            share = budget_fraction
-            if share is None and not (isinstance(fresh, LabelCount) and fresh.pace is None):
-                share = fresh.share()  # a rate, or a count with a pace of its own
+            # a count without a pace of its own leaves the agents' pace as it is
+            keeps = budget_fraction is None and isinstance(fresh, LabelCount) and fresh.pace is None
+            share = None if keeps else paced_share(fresh, budget_fraction)
             if share is not None and not (
                 isinstance(share, (int, float)) and not isinstance(share, bool) and 0 < share <= 1
             ):
