@@ -3,14 +3,17 @@ the class drawn in red."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cbeal.service.schemas.streams import StreamConfig
+
+if TYPE_CHECKING:
+    from cbeal.models import CbeAL
 
 __all__ = ["build_model", "failure_class", "preprocessor"]
 
 
-def build_model(config: StreamConfig) -> Any:
+def build_model(config: StreamConfig) -> CbeAL:
     """The stream's unfitted CbeAL: refits only when the service says (``refit_every=None``)."""
     from cbeal.catalog import learner
     from cbeal.models import CbeAL
