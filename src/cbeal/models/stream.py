@@ -34,13 +34,15 @@ from cbeal.core.validation import check_labels, check_seed, label_index
 from cbeal.learners.adapter import LearnerAdapter, check_estimator_has_proba
 from cbeal.learners.conventions import classifier_tags, column_or_1d
 from cbeal.models.inputs import Inputs
+from cbeal.models.labelled_pool import LabelledPool
+from cbeal.models.labelled_pool import _Pending as _Pending  # its name in model files
+from cbeal.models.learner_slot import LearnerSlot
 from cbeal.models.regression import regression_task
 from cbeal.models.stream_budget import BudgetRenewal
 from cbeal.models.stream_decide import Deciding
 from cbeal.models.stream_labels import Labelling
 from cbeal.models.stream_learner import LearnerUse
 from cbeal.models.stream_state import StreamState
-from cbeal.models.stream_state import _Pending as _Pending  # its name in model files
 
 __all__ = ["StreamLearner"]
 
@@ -113,14 +115,9 @@ class StreamLearner(Deciding, Labelling, LearnerUse, BudgetRenewal, StreamState)
             self._names = tuple(n for n, _ in policy.named_agents)
             self._kinds = tuple(a.kind for _, a in policy.named_agents)
             self._rng = rng
-            self._learner = learner
-            self._pool_X = list(X)
-            self._pool_y = list(y_index)
-            self._pending = {}
-            self._labelled: set[int] = set()
-            self._cancelled: set[int] = set()
+            self._pool = LabelledPool().start(X, y_index)
+            self._slot = LearnerSlot().start(learner)
             self._step_open = False
-            self._since_refit = 0
         return self
 
     def _classes(self, y: np.ndarray) -> np.ndarray:
@@ -188,10 +185,10 @@ class StreamLearner(Deciding, Labelling, LearnerUse, BudgetRenewal, StreamState)
         """``(X, y)`` of every labelled sample: ``D0`` followed by the acquisitions."""
         with self._mutex:
             self._check_fitted()
+            X, y = np.asarray(self._pool.X_), self._pool.y_
             if self._task is not None:
-                return np.asarray(self._pool_X), np.asarray(self._pool_y, dtype=np.float64)
-            y = self.classes_[np.asarray(self._pool_y, dtype=np.intp)]
-            return np.asarray(self._pool_X), y
+                return X, np.asarray(y, dtype=np.float64)
+            return X, self.classes_[np.asarray(y, dtype=np.intp)]
 
     @property
     def agent_names(self) -> tuple[str, ...]:

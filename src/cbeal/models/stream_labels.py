@@ -39,7 +39,8 @@ class Labelling(StreamState):
             self._check_fitted()
             reward, penalty = self._rewards()
             t = self._resolve(decision)
-            rec = self._pending[t]
+            pool, slot = self._pool, self._slot
+            rec = pool.pending_[t]
             if x is not None and not np.array_equal(self.inputs_.row(x), rec.x):
                 raise InvalidInputError(
                     f"x is not the sample of decision {rec.decision.id}; pass that sample, or "
@@ -52,13 +53,9 @@ class Labelling(StreamState):
             else:
                 yi = task.target(y)
                 r = task.reward(yi, rec.decision.y_pred, reward, penalty)
-            every = self.refit_every
-            due = every is not None and self._since_refit + 1 >= every
             new = None
-            if due:  # train first: a learner that fails leaves everything as it was
-                new = self._learner.fitted_on(
-                    np.asarray([*self._pool_X, rec.x]), np.asarray([*self._pool_y, yi])
-                )
+            if slot.due(self.refit_every):  # train first: a failure leaves all as it was
+                new = slot.learner_.fitted_on(*pool.arrays_with(rec.x, yi))
             try:  # before the decision leaves the pending ones: a failure loses no label
                 self.policy_.on_label(rec.proposal, r, penalty, rec.x, yi)
             except Exception as exc:
@@ -69,16 +66,9 @@ class Labelling(StreamState):
                         "once the cause is fixed"
                     )
                 raise
-            del self._pending[t]
-            self._labelled.add(t)
-            self._pool_X.append(rec.x)
-            self._pool_y.append(yi)
+            pool.deliver(t, yi)
             self.n_labels_ += 1
-            if new is not None:
-                self._learner = new
-                self._since_refit = 0
-            else:
-                self._since_refit += 1
+            slot.learned(new)
         return self
 
     def cancel(self, decision: Any, *, refund: bool = True) -> Decision:
@@ -94,8 +84,7 @@ class Labelling(StreamState):
         with self._mutex:
             self._check_fitted()
             t = self._resolve(decision)
-            rec = self._pending.pop(t)
-            self._cancelled.add(t)
+            rec = self._pool.cancel(t)
             if refund:
                 self.budget_.refund(t + 1)
             return rec.decision
@@ -141,11 +130,12 @@ class Labelling(StreamState):
                 f"decision {did} was made by another model (or before this model was fitted "
                 "again); deliver each label to the model that asked for it."
             )
-        if t in self._pending:
+        fate = self._pool.fate(t)
+        if fate == "pending":
             return t
-        if t in self._labelled:
+        if fate == "labelled":
             raise DecisionError(f"decision {did} was already labelled.")
-        if t in self._cancelled:
+        if fate == "cancelled":
             raise DecisionError(f"decision {did} was cancelled; it can no longer be labelled.")
         if t >= self.t_:
             raise DecisionError(f"no decision {did}: this model has made {self.t_} decisions.")
@@ -159,4 +149,4 @@ class Labelling(StreamState):
         """Acquisitions whose label has not arrived yet, oldest first."""
         with self._mutex:
             self._check_fitted()
-            return tuple(self._pending[t].decision for t in sorted(self._pending))
+            return self._pool.waiting()

@@ -44,26 +44,19 @@ class LearnerUse(StreamState):
         """
         with self._mutex:
             self._check_fitted()
-            size = len(self._pool_y)
+            size = len(self._pool)
             n = size if upto is None else upto
             if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= size:
                 raise ParameterError(f"upto must be a pool size in [1, {size}], got {upto!r}")
-            X, y = np.asarray(self._pool_X[:n]), np.asarray(self._pool_y[:n])
-            base = self._learner
+            X, y = self._pool.arrays(n)
+            base = self._slot.learner_
         return base.fitted_on(X, y)
 
     def use_learner(self, learner: LearnerAdapter) -> None:
         """Serve a fit made by :meth:`train_learner` (refused if another swap came first)."""
         with self._mutex:
             self._check_fitted()
-            current = self._learner.version
-            if not isinstance(learner, LearnerAdapter) or learner.version != current + 1:
-                raise ParameterError(
-                    "this learner was not trained from the one the model serves now (another "
-                    "refit came first); train a new one with train_learner()"
-                )
-            self._learner = learner
-            self._since_refit = len(self._pool_y) - learner.n_trained
+            self._slot.serve(learner, pool_size=len(self._pool))
 
     def transform(self, X: Any) -> np.ndarray:
         """The features the agents and the learner see for the rows of `X`."""
@@ -77,9 +70,9 @@ class LearnerUse(StreamState):
         """
         with self._mutex:
             self._check_fitted()
-            learner, inputs = self._learner, self.inputs_
+            learner, inputs = self._slot.learner_, self.inputs_
         if transformed:
-            Z = check_features(X, self._pool_X[0].shape[0])
+            Z = check_features(X, self._pool.n_features)
         else:
             Z = inputs.rows(X)
         return learner.predict_proba(Z)
@@ -99,14 +92,14 @@ class LearnerUse(StreamState):
         """
         with self._mutex:
             self._check_fitted()
-            learner, inputs = self._learner, self.inputs_
+            learner, inputs = self._slot.learner_, self.inputs_
             if self._task is None:
                 raise TaskError(
                     "predict_spread needs a regressor as estimator; this model's learner is a "
                     "classifier: use predict_proba(X)"
                 )
         if transformed:
-            Z = check_features(X, self._pool_X[0].shape[0])
+            Z = check_features(X, self._pool.n_features)
         else:
             Z = inputs.rows(X)
         dist = learner.predict_dist(Z)  # type: ignore[attr-defined]
@@ -116,16 +109,16 @@ class LearnerUse(StreamState):
     def estimator_(self) -> Any:
         """The fitted scikit-learn estimator (None while the pool holds a single class)."""
         self._check_fitted()
-        return self._learner.estimator_
+        return self._slot.learner_.estimator_
 
     @property
     def labels_since_refit(self) -> int:
         """Labels in the pool that the current learner was not trained on."""
         self._check_fitted()
-        return self._since_refit
+        return self._slot.since_refit_
 
     @property
     def learner_version(self) -> int:
         """Number of fits of the learner so far (1 after ``fit``); bumped by every refit."""
         self._check_fitted()
-        return self._learner.version
+        return self._slot.learner_.version
