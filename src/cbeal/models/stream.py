@@ -15,8 +15,11 @@ ensemble and :class:`~cbeal.SingleAgentLearner` a single agent.
 The class is composed of one part per concept, each in its module: the state, its lock
 and its copies (:mod:`~cbeal.models.stream_state`), the decision path
 (:mod:`~cbeal.models.stream_decide`), the label path (:mod:`~cbeal.models.stream_labels`),
-the learner (:mod:`~cbeal.models.stream_learner`) and the budget
-(:mod:`~cbeal.models.stream_budget`); here is the set-up (``fit``) and the parameters.
+the learner (:mod:`~cbeal.models.stream_learner`); here is the set-up (``fit``), the
+parameters and the budget in force. The model owns its state's parts as objects: the
+labelled pool with the pending acquisitions (:mod:`~cbeal.models.labelled_pool`), the
+served learner (:mod:`~cbeal.models.learner_slot`) and the budget (its renewal:
+:mod:`~cbeal.models.renewal`).
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from cbeal.core import InvalidInputError, ParameterError, Policy, as_budget
+from cbeal.core import InvalidInputError, ParameterError, Policy, ScoreFusion, as_budget
 from cbeal.core.validation import check_labels, check_seed, label_index
 from cbeal.learners.adapter import LearnerAdapter, check_estimator_has_proba
 from cbeal.learners.conventions import classifier_tags, column_or_1d
@@ -38,7 +41,7 @@ from cbeal.models.labelled_pool import LabelledPool
 from cbeal.models.labelled_pool import _Pending as _Pending  # its name in model files
 from cbeal.models.learner_slot import LearnerSlot
 from cbeal.models.regression import regression_task
-from cbeal.models.stream_budget import BudgetRenewal
+from cbeal.models.renewal import RenewedBudget, repace
 from cbeal.models.stream_decide import Deciding
 from cbeal.models.stream_labels import Labelling
 from cbeal.models.stream_learner import LearnerUse
@@ -52,7 +55,7 @@ _PREFIX = re.compile(r"^[A-Za-z0-9_.][A-Za-z0-9_.-]{0,99}$")
 _LIVE = frozenset({"refit_every", "reward", "penalty"})  # parameters read at every step
 
 
-class StreamLearner(Deciding, Labelling, LearnerUse, BudgetRenewal, StreamState):
+class StreamLearner(Deciding, Labelling, LearnerUse, StreamState):
     """Shared machinery of the stream-based active learners (see :class:`~cbeal.CbeAL`)."""
 
     @abstractmethod
@@ -179,6 +182,65 @@ class StreamLearner(Deciding, Labelling, LearnerUse, BudgetRenewal, StreamState)
                     stacklevel=2,
                 )
         return self
+
+    # ------------------------------------------------------------------ budget
+    def renew_budget(self: M, budget: Any, *, budget_fraction: float | None = None) -> M:
+        """Give the running model a new budget, counted from the next sample; returns self.
+
+        A count (``50``) allows that many more labels; a share (``"10%"``, ``0.1``) paces
+        them from the next sample on: ``t`` samples later at most ``floor(0.1 · t)``. Labels
+        spent before, pending ones included, stay charged to the budget that ends (their
+        labels can still be delivered; cancelling one refunds nothing), so the new budget
+        is never exceeded. Everything else continues: the learner, the labelled pool, the
+        agents and the bandit's weights.
+
+        Agents that pace themselves to a share of the stream (those with a
+        ``budget_fraction``, such as ENT and VU) and score fusion's pacer are re-paced to
+        `budget_fraction`, else to the share of a rate (or of a count with a ``pace``);
+        with a count and no share they keep their pace. Fusion's pacer starts owing nothing
+        against the new budget, so it keeps choosing by the scores.
+        `budget` also becomes the ``budget`` parameter, with which a later :meth:`fit`
+        starts a new stream. ``set_params(budget=...)`` on a fitted model calls this.
+
+        >>> from sklearn.linear_model import LogisticRegression
+        >>> from cbeal import CbeAL, make_stream, simulate
+        >>> s = make_stream(n=300, random_state=0)
+        >>> model = CbeAL.from_preset(estimator=LogisticRegression(), budget=0.1,
+        ...                           random_state=0).fit(s.X0, s.y0)
+        >>> _ = simulate(model, s.X_stream[:150], s.y_stream[:150])
+        >>> str(model.renew_budget(20).budget_), model.budget_left
+        ('20 labels from sample 151 on', 20)
+        """
+        with self._mutex:
+            self._check_fitted()
+            renewed = RenewedBudget(budget=budget, after=self.t_).start()  # checks `budget`
+            share = renewed.pace(budget_fraction)
+            self.budget = budget
+            self.budget_ = renewed
+            if share is not None:
+                repace(
+                    [a for _, a in self.policy_.named_agents], self.get_params(deep=False), share
+                )
+            # a pacer over the whole ensemble starts owing nothing against the new budget
+            # (else it keeps the old budget's account, and the cap alone picks the samples)
+            policy = self.policy_
+            if isinstance(policy, ScoreFusion):
+                policy.repace(share if share is not None else policy.budget_fraction_now)
+        return self
+
+    @property
+    def budget_used_(self) -> int:
+        """Labels spent from the budget in force (since :meth:`renew_budget`, if called):
+        acquisitions, pending ones included, minus refunded cancellations."""
+        self._check_fitted()
+        return self.budget_.spent_
+
+    @property
+    def budget_left(self) -> int:
+        """Labels that can be asked for now."""
+        with self._mutex:
+            self._check_fitted()
+            return self.budget_.left(self.t_)
 
     @property
     def labelled_pool(self) -> tuple[np.ndarray, np.ndarray]:
