@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from cbeal.core import Decision, Proposal
+from cbeal.core import Decision, DecisionError, Proposal
 
 __all__ = ["LabelledPool"]
 
@@ -42,8 +42,12 @@ class LabelledPool:
     >>> import numpy as np
     >>> from cbeal.models.labelled_pool import LabelledPool
     >>> pool = LabelledPool().start(np.zeros((2, 3)), [0, 1])
-    >>> len(pool), pool.n_features, pool.fate(7)
-    (2, 3, None)
+    >>> len(pool), pool.n_features
+    (2, 3)
+    >>> pool.position(7, "m-7", seen=5)
+    Traceback (most recent call last):
+    ...
+    cbeal.core.exceptions.DecisionError: no decision m-7: this model has made 5 decisions.
     >>> X, y = pool.arrays(upto=1)
     >>> X.shape, y.tolist()
     ((1, 3), [0])
@@ -97,16 +101,22 @@ class LabelledPool:
         self.cancelled_.add(t)
         return record
 
-    def fate(self, t: int) -> str | None:
-        """``"pending"``, ``"labelled"`` or ``"cancelled"`` for an acquisition at stream
-        position `t`; None for any other position."""
+    def position(self, t: int, did: str, *, seen: int) -> int:
+        """`t`, when acquisition `t` (decision `did`, of a model that has made `seen`
+        decisions) waits for its label; else a :class:`~cbeal.DecisionError` that says
+        why no label can be taken for it."""
         if t in self.pending_:
-            return "pending"
+            return t
         if t in self.labelled_:
-            return "labelled"
+            raise DecisionError(f"decision {did} was already labelled.")
         if t in self.cancelled_:
-            return "cancelled"
-        return None
+            raise DecisionError(f"decision {did} was cancelled; it can no longer be labelled.")
+        if t >= seen:
+            raise DecisionError(f"no decision {did}: this model has made {seen} decisions.")
+        raise DecisionError(
+            f"decision {did} did not acquire its sample; only samples the model asked for "
+            "can be labelled and rewarded."
+        )
 
     def waiting(self) -> tuple[Decision, ...]:
         """The decisions of the pending acquisitions, oldest first."""

@@ -130,19 +130,7 @@ class Labelling(StreamState):
                 f"decision {did} was made by another model (or before this model was fitted "
                 "again); deliver each label to the model that asked for it."
             )
-        fate = self._pool.fate(t)
-        if fate == "pending":
-            return t
-        if fate == "labelled":
-            raise DecisionError(f"decision {did} was already labelled.")
-        if fate == "cancelled":
-            raise DecisionError(f"decision {did} was cancelled; it can no longer be labelled.")
-        if t >= self.t_:
-            raise DecisionError(f"no decision {did}: this model has made {self.t_} decisions.")
-        raise DecisionError(
-            f"decision {did} did not acquire its sample; only samples the model asked for "
-            "can be labelled and rewarded."
-        )
+        return self._pool.position(t, did, seen=self.t_)
 
     @property
     def pending(self) -> tuple[Decision, ...]:
