@@ -1,9 +1,11 @@
 """A stream model's state, its lock, and its copies: pickle and the model file.
 
-:class:`StreamState` is the base of every part of :class:`~cbeal.models.stream.StreamLearner`
-(the decision path, the label path, the learner, the budget's renewal): it declares the
-learned state they share, holds the model's lock, and writes and reads the whole state
-(see :mod:`cbeal.modelfile`).
+:class:`StreamState` is the base of :class:`~cbeal.models.stream.StreamLearner` and of its
+decision and label paths: it declares the learned state (the pool and the learner are
+objects of their own: :class:`~cbeal.models.labelled_pool.LabelledPool`,
+:class:`~cbeal.models.learner_slot.LearnerSlot`), holds the model's lock, and writes and
+reads the whole state (see :mod:`cbeal.modelfile`), migrating the flat layout that files
+and pickles written before those objects hold.
 """
 
 from __future__ import annotations
@@ -21,7 +23,6 @@ from cbeal.kernels import enable as enable_kernels
 from cbeal.learners.conventions import NotFittedError
 from cbeal.models.inputs import Inputs
 from cbeal.models.labelled_pool import LabelledPool
-from cbeal.models.labelled_pool import _Pending as _Pending  # its name in model files
 from cbeal.models.learner_slot import LearnerSlot
 from cbeal.models.regression import RegressionTask
 
