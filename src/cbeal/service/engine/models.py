@@ -37,12 +37,11 @@ def _budget(config: StreamConfig) -> Any:
     """The stream's budget: a rate as given; a count with its pace (the configured share,
     else the default), so that the status says at what pace it is spent."""
     from cbeal.catalog import budget
-    from cbeal.core import DEFAULT_PACE, LabelCount
+    from cbeal.core import LabelCount, paced_share
 
     spend = budget(config.budget)
     if isinstance(spend, LabelCount):  # the schema allows budget_fraction with a count only
-        pace = DEFAULT_PACE if config.budget_fraction is None else config.budget_fraction
-        return LabelCount(total=spend.total, pace=pace)
+        return LabelCount(total=spend.total, pace=paced_share(spend, config.budget_fraction))
     return config.budget
 
 
