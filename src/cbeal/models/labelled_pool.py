@@ -118,6 +118,41 @@ class LabelledPool:
             "can be labelled and rewarded."
         )
 
+    def resolve(self, decision: Any, *, token: str | None, seen: int) -> int:
+        """The stream position of the pending acquisition `decision` (a
+        :class:`~cbeal.Decision`, its dict or its id) of the model whose decision ids
+        start with `token` and that has made `seen` decisions; else a
+        :class:`~cbeal.DecisionError` that says why it takes no label."""
+        if isinstance(decision, dict):
+            decision = Decision.from_dict(decision)
+        if isinstance(decision, Decision):
+            found, t, did = decision.model_token, decision.t, decision.id
+            if not decision.acquire:
+                raise DecisionError(
+                    f"decision {did} did not acquire its sample ({decision.reason}); only "
+                    "samples the model asked for can be labelled and rewarded."
+                )
+        elif isinstance(decision, str):
+            found, _, pos = decision.rpartition("-")
+            did = decision
+            if not pos.isdigit():
+                raise DecisionError(
+                    f"{decision!r} is not a decision id; ids look like "
+                    f"'{token or 'ab12cd34ef56'}-17'"
+                )
+            t = int(pos)
+        else:
+            raise DecisionError(
+                "decision must be a Decision returned by query_one, its to_dict() or its id "
+                f"string; got {type(decision).__name__}"
+            )
+        if found != token:
+            raise DecisionError(
+                f"decision {did} was made by another model (or before this model was fitted "
+                "again); deliver each label to the model that asked for it."
+            )
+        return self.position(t, did, seen=seen)
+
     def waiting(self) -> tuple[Decision, ...]:
         """The decisions of the pending acquisitions, oldest first."""
         return tuple(self.pending_[t].decision for t in sorted(self.pending_))

@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from cbeal.core import Decision, DecisionError, InvalidInputError
+from cbeal.core import Decision, InvalidInputError
 from cbeal.core.validation import label_index
 from cbeal.models.stream_state import StreamState
 
@@ -102,35 +102,7 @@ class Labelling(StreamState):
 
     def _resolve(self, decision: Any) -> int:
         """The stream position of a pending decision given as object, dict or id."""
-        if isinstance(decision, dict):
-            decision = Decision.from_dict(decision)
-        if isinstance(decision, Decision):
-            token, t, did = decision.model_token, decision.t, decision.id
-            if not decision.acquire:
-                raise DecisionError(
-                    f"decision {did} did not acquire its sample ({decision.reason}); only "
-                    "samples the model asked for can be labelled and rewarded."
-                )
-        elif isinstance(decision, str):
-            token, _, pos = decision.rpartition("-")
-            did = decision
-            if not pos.isdigit():
-                raise DecisionError(
-                    f"{decision!r} is not a decision id; ids look like "
-                    f"'{getattr(self, 'model_token_', 'ab12cd34ef56')}-17'"
-                )
-            t = int(pos)
-        else:
-            raise DecisionError(
-                "decision must be a Decision returned by query_one, its to_dict() or its id "
-                f"string; got {type(decision).__name__}"
-            )
-        if token != self.model_token_:
-            raise DecisionError(
-                f"decision {did} was made by another model (or before this model was fitted "
-                "again); deliver each label to the model that asked for it."
-            )
-        return self._pool.position(t, did, seen=self.t_)
+        return self._pool.resolve(decision, token=getattr(self, "model_token_", None), seen=self.t_)
 
     @property
     def pending(self) -> tuple[Decision, ...]:
