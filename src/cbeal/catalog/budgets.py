@@ -12,10 +12,9 @@ only budget parser; this module adds the words and the arithmetic a front door n
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
-from cbeal.core.budget import _EPS, Budget, LabelCount, LabelRate, as_budget
+from cbeal.core.budget import Budget, LabelCount, LabelRate, as_budget, paced_share
 
 __all__ = ["DEFAULT_BUDGET", "budget", "budget_share", "describe_budget", "labels_allowed"]
 
@@ -42,13 +41,7 @@ def labels_allowed(value: Any, n_stream: int) -> int:
     >>> labels_allowed(LabelRate(rate=0.1, burst=5, total=48), 485)
     48
     """
-    b = budget(value)
-    if isinstance(b, LabelRate):
-        n = math.floor(float(b.rate) * n_stream + float(b.burst) + _EPS)
-        return min(n, int(b.total)) if b.total is not None else n
-    if isinstance(b, LabelCount):
-        return min(int(b.total), n_stream)
-    return n_stream
+    return budget(value).labels_over(n_stream)
 
 
 def budget_share(value: Any, n_stream: int | None = None) -> float:
@@ -59,7 +52,7 @@ def budget_share(value: Any, n_stream: int | None = None) -> float:
     >>> budget_share("5%"), budget_share(50, 1000), budget_share(50)
     (0.05, 0.05, 0.05)
     """
-    return budget(value).share(n_stream)
+    return paced_share(value, None, n_stream)
 
 
 def describe_budget(value: Any, n_stream: int | None = None) -> str:

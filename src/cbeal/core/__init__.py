@@ -6,7 +6,15 @@ enforces it.
 """
 
 from cbeal.core.agent import Agent, Context
-from cbeal.core.budget import DEFAULT_PACE, RATE_BURST, Budget, LabelCount, LabelRate, as_budget
+from cbeal.core.budget import (
+    DEFAULT_PACE,
+    RATE_BURST,
+    Budget,
+    LabelCount,
+    LabelRate,
+    as_budget,
+    paced_share,
+)
 from cbeal.core.decision import Decision
 from cbeal.core.deficit_pacer import DeficitPacer
 from cbeal.core.density_weighted import DensityWeightedAgent
@@ -86,6 +94,7 @@ __all__ = [
     "TaskError",
     "UnknownLabelError",
     "as_budget",
+    "paced_share",
     "paper_agents",
     "single_agent",
 ]

@@ -30,7 +30,15 @@ from typing import Any
 from cbeal.core.exceptions import BudgetError
 from cbeal.core.params import Params
 
-__all__ = ["DEFAULT_PACE", "RATE_BURST", "Budget", "LabelCount", "LabelRate", "as_budget"]
+__all__ = [
+    "DEFAULT_PACE",
+    "RATE_BURST",
+    "Budget",
+    "LabelCount",
+    "LabelRate",
+    "as_budget",
+    "paced_share",
+]
 
 _EPS = 1e-9  # rate · t is a float: 0.29 · 100 = 28.999999999999996 must allow 29 labels
 
@@ -85,6 +93,16 @@ class Budget(Params, ABC):
         (None: of unknown length). The one rule every model paces by."""
         return DEFAULT_PACE
 
+    def labels_over(self, n_stream: int) -> int:
+        """The most labels this budget lets a stream of `n_stream` samples spend (the
+        share↔count rule for a stream of known length)."""
+        return n_stream
+
+    def horizon(self, share: float) -> float | None:
+        """The sample by which this budget is spent when paced at `share` (the count↔share
+        rule read the other way); None when open-ended."""
+        return None
+
 
 class LabelCount(Budget):
     """At most `total` labels over the whole stream (the paper's budget ``B``).
@@ -108,6 +126,8 @@ class LabelCount(Budget):
     1
     >>> b.share(1000), b.share(), LabelCount(total=2, pace=0.01).share()
     (0.002, 0.05, 0.01)
+    >>> b.horizon(0.05), b.labels_over(1)       # spent by sample 40 at 5 % of the parts
+    (40.0, 1)
     """
 
     @classmethod
@@ -129,6 +149,12 @@ class LabelCount(Budget):
         if n_stream is None or n_stream < 1:
             return DEFAULT_PACE
         return min(1.0, int(self.total) / n_stream)
+
+    def labels_over(self, n_stream: int) -> int:
+        return min(int(self.total), n_stream)
+
+    def horizon(self, share: float) -> float | None:
+        return float(self.total) / float(share)
 
     def left(self, t: int) -> int:
         return int(self.total) - self.spent_
@@ -179,6 +205,8 @@ class LabelRate(Budget):
     >>> b = LabelRate(rate=0.1, burst=2).start()
     >>> b.left(1), b.left(10)
     (2, 3)
+    >>> b.horizon(0.1), LabelRate(rate=0.05, total=10).horizon(0.05), b.labels_over(100)
+    (None, 200.0, 12)
     """
 
     @classmethod
@@ -251,6 +279,13 @@ class LabelRate(Budget):
     def share(self, n_stream: int | None = None) -> float:
         return float(self.rate)
 
+    def labels_over(self, n_stream: int) -> int:
+        n = math.floor(float(self.rate) * n_stream + float(self.burst) + _EPS)
+        return min(n, int(self.total)) if self.total is not None else n
+
+    def horizon(self, share: float) -> float | None:
+        return None if self.total is None else float(self.total) / float(self.rate)
+
     def __str__(self) -> str:
         text = f"{100 * float(self.rate):g}% of samples"
         if float(self.burst) > 0:
@@ -272,6 +307,19 @@ def _check_share(value: Any, name: str) -> None:
 def _check_count(value: Any, name: str) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise BudgetError(f"{name} must be a whole number ≥ 1, got {value!r}")
+
+
+def paced_share(budget: Any, pace: float | None = None, n_stream: int | None = None) -> float:
+    """The share of the stream a model paces `budget` at: `pace` when given (a model's
+    ``budget_fraction``), else the budget's own :meth:`Budget.share` over `n_stream`
+    samples. The one place a model's pace is derived.
+
+    >>> paced_share(0.02), paced_share(50, n_stream=1000), paced_share(50), paced_share(50, 0.1)
+    (0.02, 0.05, 0.05, 0.1)
+    """
+    if pace is not None:
+        return pace
+    return as_budget(budget).share(n_stream)
 
 
 def as_budget(value: Any) -> Budget:

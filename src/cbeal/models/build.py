@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from cbeal.catalog import AgentEntry, budget_share, strategy_entry
+from cbeal.catalog import AgentEntry, strategy_entry
+from cbeal.core import paced_share
 from cbeal.models.cbeal import CbeAL
 from cbeal.models.single import SingleAgentLearner
 from cbeal.models.stream import StreamLearner
@@ -34,7 +35,7 @@ def stream_model(
     >>> stream_model(budget=30, n_stream=600, estimator=LogisticRegression()).agents[2][1]
     EntropyAgent(budget_fraction=0.05)
     """
-    share = budget_fraction if budget_fraction is not None else budget_share(budget, n_stream)
+    share = paced_share(budget, budget_fraction, n_stream)
     entry = strategy_entry(name) if name is not None else None
     if isinstance(entry, AgentEntry):
         params.setdefault("epsilon", 0.0)

@@ -7,15 +7,15 @@ from typing import Any
 
 import numpy as np
 
-from cbeal.catalog import agent_entry, budget_share, preset_entry
+from cbeal.catalog import agent_entry, preset_entry
 from cbeal.core import (
     AgentEnsemble,
     Exp4P,
-    LabelCount,
     LabelRate,
     ParameterError,
     ScoreFusion,
     as_budget,
+    paced_share,
     paper_agents,
 )
 from cbeal.core.agent import Agent
@@ -179,8 +179,8 @@ class CbeAL(StreamLearner):
         """
         entry = preset_entry(name)
         share = budget_fraction
-        if share is None and entry.paces and params.get("budget") is not None:
-            share = budget_share(params["budget"])  # other presets check the budget in fit
+        if entry.paces and params.get("budget") is not None:  # others check it in fit
+            share = paced_share(params["budget"], budget_fraction)
         if entry.fusion is not None:
             # score fusion: one pacer for the whole ensemble instead of the bandit's vote
             if share is None:
@@ -217,8 +217,8 @@ class CbeAL(StreamLearner):
         """
         share = budget_fraction
         paces = any(isinstance(a, str) and agent_entry(a).paces for a in agents)
-        if share is None and paces and params.get("budget") is not None:
-            share = budget_share(params["budget"])
+        if paces and params.get("budget") is not None:
+            share = paced_share(params["budget"], budget_fraction)
         pool = [
             (agent_entry(a).name, agent_entry(a).build(share)) if isinstance(a, str) else a
             for a in agents
@@ -240,9 +240,7 @@ class CbeAL(StreamLearner):
             )
         if self.fusion.agents is not None:
             raise ParameterError("give the agents to CbeAL, not to its ScoreFusion")
-        share = self.fusion.budget_fraction
-        if share is None:  # the budget's own share: a rate, or a count's pace
-            share = budget_share(self.budget)
+        share = paced_share(self.budget, self.fusion.budget_fraction)
         fusion = self.fusion.clone().set_params(
             agents=self.agents, budget_fraction=share, epsilon=self.epsilon
         )
@@ -251,7 +249,7 @@ class CbeAL(StreamLearner):
             # the cap accrues at the rate itself: a head start could only be refused
             fusion.set_params(head_start=0.0)
         if fusion.horizon == "auto":
-            fusion.set_params(horizon=_budget_horizon(cap, share))
+            fusion.set_params(horizon=cap.horizon(share))
         return fusion
 
     @property
@@ -262,20 +260,3 @@ class CbeAL(StreamLearner):
         if isinstance(policy, ScoreFusion):
             return policy.weights_now()
         return np.asarray(policy.solver_.weights())  # type: ignore[attr-defined]
-
-
-def _budget_horizon(cap: Any, share: float) -> float | None:
-    """The sample by which a budget is spent at the share `share`: ``total / rate`` of a
-    rate budget with a total, ``B / share`` of a count ``B``; None when open-ended.
-
-    >>> from cbeal.core import LabelCount, LabelRate
-    >>> _budget_horizon(LabelRate(rate=0.05, total=10), 0.05)
-    200.0
-    >>> _budget_horizon(LabelCount(total=10), 0.05), _budget_horizon(LabelRate(rate=0.05), 0.05)
-    (200.0, None)
-    """
-    if isinstance(cap, LabelRate):
-        return None if cap.total is None else float(cap.total) / float(cap.rate)
-    if isinstance(cap, LabelCount):
-        return float(cap.total) / float(share)
-    return None

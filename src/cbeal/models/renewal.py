@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from cbeal.core import Budget, BudgetError, as_budget
+from cbeal.core import Budget, BudgetError, ParameterError, Params, as_budget
+from cbeal.core.budget import LabelCount, paced_share
 
-__all__ = ["RenewedBudget"]
+__all__ = ["RenewedBudget", "repace"]
 
 
 class RenewedBudget(Budget):
@@ -81,5 +82,42 @@ class RenewedBudget(Budget):
     def share(self, n_stream: int | None = None) -> float:
         return self.budget_.share(n_stream)
 
+    def pace(self, budget_fraction: float | None = None) -> float | None:
+        """The share the agents that pace themselves are re-paced to: `budget_fraction`,
+        else the new budget's share; None for a count without a pace of its own (the
+        agents keep theirs).
+
+        >>> count, share = RenewedBudget(budget=50), RenewedBudget(budget="5%")
+        >>> count.start().pace(), share.start().pace(), count.pace(0.1)
+        (None, 0.05, 0.1)
+        """
+        fresh = self.budget_
+        keeps = budget_fraction is None and isinstance(fresh, LabelCount) and fresh.pace is None
+        share = None if keeps else paced_share(fresh, budget_fraction)
+        if share is not None and not (
+            isinstance(share, (int, float)) and not isinstance(share, bool) and 0 < share <= 1
+        ):
+            raise ParameterError(
+                f"budget_fraction must be the share of the coming samples the budget "
+                f"allows, in (0, 1], got {budget_fraction!r}"
+            )
+        return None if share is None else float(share)
+
     def __str__(self) -> str:
         return f"{self.budget_} from sample {int(self.after) + 1} on"
+
+
+def repace(agents: list[Params], params: dict[str, Any], share: float) -> None:
+    """Set `share` as the ``budget_fraction`` of every agent that has one: the running
+    `agents` and the templates among a model's `params` that a later ``fit`` copies."""
+    found = list(agents)
+    stack = list(params.values())
+    while stack:
+        value = stack.pop()
+        if isinstance(value, (list, tuple)):
+            stack.extend(value)
+        elif isinstance(value, Params) and "budget_fraction" in value.get_params(deep=False):
+            found.append(value)
+    for agent in found:
+        if "budget_fraction" in agent.get_params(deep=False):
+            agent.set_params(budget_fraction=share)

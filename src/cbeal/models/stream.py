@@ -12,11 +12,14 @@ ensemble and :class:`~cbeal.SingleAgentLearner` a single agent.
   it and none of the ones after. A step that fails (bad input, a learner that cannot be
   fitted) changes nothing.
 
-The class is composed of one part per concept, each in its module: the state, its lock
-and its copies (:mod:`~cbeal.models.stream_state`), the decision path
-(:mod:`~cbeal.models.stream_decide`), the label path (:mod:`~cbeal.models.stream_labels`),
-the learner (:mod:`~cbeal.models.stream_learner`) and the budget
-(:mod:`~cbeal.models.stream_budget`); here is the set-up (``fit``) and the parameters.
+The class is the parameters, the set-up (``fit``), the learner's use and the budget in
+force, over a base that holds the state, its lock and its copies
+(:mod:`~cbeal.models.stream_state`), with the decision path
+(:mod:`~cbeal.models.stream_decide`) and the label path
+(:mod:`~cbeal.models.stream_labels`). The model owns the parts of its state as objects of
+their own: the labelled pool with the pending acquisitions
+(:mod:`~cbeal.models.labelled_pool`), the served learner (:mod:`~cbeal.models.learner_slot`)
+and the budget (its renewal: :mod:`~cbeal.models.renewal`).
 """
 
 from __future__ import annotations
@@ -29,18 +32,19 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from cbeal.core import InvalidInputError, ParameterError, Policy, as_budget
-from cbeal.core.validation import check_labels, check_seed, label_index
+from cbeal.core import InvalidInputError, ParameterError, Policy, ScoreFusion, TaskError, as_budget
+from cbeal.core.validation import check_features, check_labels, check_seed, label_index
 from cbeal.learners.adapter import LearnerAdapter, check_estimator_has_proba
 from cbeal.learners.conventions import classifier_tags, column_or_1d
 from cbeal.models.inputs import Inputs
+from cbeal.models.labelled_pool import LabelledPool
+from cbeal.models.labelled_pool import _Pending as _Pending  # its name in model files
+from cbeal.models.learner_slot import LearnerSlot
 from cbeal.models.regression import regression_task
-from cbeal.models.stream_budget import BudgetRenewal
+from cbeal.models.renewal import RenewedBudget, repace
 from cbeal.models.stream_decide import Deciding
 from cbeal.models.stream_labels import Labelling
-from cbeal.models.stream_learner import LearnerUse
 from cbeal.models.stream_state import StreamState
-from cbeal.models.stream_state import _Pending as _Pending  # its name in model files
 
 __all__ = ["StreamLearner"]
 
@@ -50,7 +54,7 @@ _PREFIX = re.compile(r"^[A-Za-z0-9_.][A-Za-z0-9_.-]{0,99}$")
 _LIVE = frozenset({"refit_every", "reward", "penalty"})  # parameters read at every step
 
 
-class StreamLearner(Deciding, Labelling, LearnerUse, BudgetRenewal, StreamState):
+class StreamLearner(Deciding, Labelling, StreamState):
     """Shared machinery of the stream-based active learners (see :class:`~cbeal.CbeAL`)."""
 
     @abstractmethod
@@ -113,14 +117,9 @@ class StreamLearner(Deciding, Labelling, LearnerUse, BudgetRenewal, StreamState)
             self._names = tuple(n for n, _ in policy.named_agents)
             self._kinds = tuple(a.kind for _, a in policy.named_agents)
             self._rng = rng
-            self._learner = learner
-            self._pool_X = list(X)
-            self._pool_y = list(y_index)
-            self._pending = {}
-            self._labelled: set[int] = set()
-            self._cancelled: set[int] = set()
+            self._pool = LabelledPool().start(X, y_index)
+            self._slot = LearnerSlot().start(learner)
             self._step_open = False
-            self._since_refit = 0
         return self
 
     def _classes(self, y: np.ndarray) -> np.ndarray:
@@ -183,15 +182,172 @@ class StreamLearner(Deciding, Labelling, LearnerUse, BudgetRenewal, StreamState)
                 )
         return self
 
+    # ------------------------------------------------------------------ learner
+    def refit(self: M, *, upto: int | None = None) -> M:
+        """Retrain the learner now on the labelled pool (its first `upto` samples, if given).
+
+        With ``refit_every=None`` this is the only way the learner changes; see
+        :meth:`train_learner` to train in the background while the model keeps deciding.
+        """
+        self.use_learner(self.train_learner(upto=upto))
+        return self
+
+    def train_learner(self, *, upto: int | None = None) -> LearnerAdapter:
+        """A new fit of the learner on the first `upto` labelled samples (default: all).
+
+        Nothing changes until :meth:`use_learner` swaps it in, so the fit may run in another
+        thread while this model keeps deciding and learning. The same pool prefix always
+        gives the same fit (the learner's seed is fixed), which makes a swap replayable.
+        """
+        with self._mutex:
+            self._check_fitted()
+            size = len(self._pool)
+            n = size if upto is None else upto
+            if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= size:
+                raise ParameterError(f"upto must be a pool size in [1, {size}], got {upto!r}")
+            X, y = self._pool.arrays(n)
+            base = self._slot.learner_
+        return base.fitted_on(X, y)
+
+    def use_learner(self, learner: LearnerAdapter) -> None:
+        """Serve a fit made by :meth:`train_learner` (refused if another swap came first)."""
+        with self._mutex:
+            self._check_fitted()
+            self._slot.serve(learner, pool_size=len(self._pool))
+
+    def transform(self, X: Any) -> np.ndarray:
+        """The features the agents and the learner see for the rows of `X`."""
+        self._check_fitted()
+        return self.inputs_.rows(X)
+
+    def predict_proba(self, X: Any, *, transformed: bool = False) -> np.ndarray:
+        """Class probabilities of the current learner, columns ordered as ``classes_``.
+
+        `transformed=True`: the rows are already features (the output of :meth:`transform`).
+        """
+        with self._mutex:
+            self._check_fitted()
+            learner, inputs = self._slot.learner_, self.inputs_
+        if transformed:
+            Z = check_features(X, self._pool.n_features)
+        else:
+            Z = inputs.rows(X)
+        return learner.predict_proba(Z)
+
+    def predict(self, X: Any, *, transformed: bool = False) -> np.ndarray:
+        """Labels predicted by the current learner (a regressor's: its predicted values)."""
+        if self.__dict__.get("_task") is not None:
+            return self.predict_spread(X, transformed=transformed)[0]
+        proba = self.predict_proba(X, transformed=transformed)
+        return np.asarray(self.classes_[np.argmax(proba, axis=1)])
+
+    def predict_spread(self, X: Any, *, transformed: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """A regressor's predicted values and their predictive standard deviations.
+
+        ``ŷ ± 2σ`` is about a 95 % interval; ``P(|y − ŷ| ≤ tolerance)`` is what the agents
+        call the model's certainty.
+        """
+        with self._mutex:
+            self._check_fitted()
+            learner, inputs = self._slot.learner_, self.inputs_
+            if self._task is None:
+                raise TaskError(
+                    "predict_spread needs a regressor as estimator; this model's learner is a "
+                    "classifier: use predict_proba(X)"
+                )
+        if transformed:
+            Z = check_features(X, self._pool.n_features)
+        else:
+            Z = inputs.rows(X)
+        dist = learner.predict_dist(Z)  # type: ignore[attr-defined]
+        return dist[:, 0], dist[:, 1]
+
+    @property
+    def estimator_(self) -> Any:
+        """The fitted scikit-learn estimator (None while the pool holds a single class)."""
+        self._check_fitted()
+        return self._slot.learner_.estimator_
+
+    @property
+    def labels_since_refit(self) -> int:
+        """Labels in the pool that the current learner was not trained on."""
+        self._check_fitted()
+        return self._slot.since_refit_
+
+    @property
+    def learner_version(self) -> int:
+        """Number of fits of the learner so far (1 after ``fit``); bumped by every refit."""
+        self._check_fitted()
+        return self._slot.learner_.version
+
+    # ------------------------------------------------------------------ budget
+    def renew_budget(self: M, budget: Any, *, budget_fraction: float | None = None) -> M:
+        """Give the running model a new budget, counted from the next sample; returns self.
+
+        A count (``50``) allows that many more labels; a share (``"10%"``, ``0.1``) paces
+        them from the next sample on: ``t`` samples later at most ``floor(0.1 · t)``. Labels
+        spent before, pending ones included, stay charged to the budget that ends (their
+        labels can still be delivered; cancelling one refunds nothing), so the new budget
+        is never exceeded. Everything else continues: the learner, the labelled pool, the
+        agents and the bandit's weights.
+
+        Agents that pace themselves to a share of the stream (those with a
+        ``budget_fraction``, such as ENT and VU) and score fusion's pacer are re-paced to
+        `budget_fraction`, else to the share of a rate (or of a count with a ``pace``);
+        with a count and no share they keep their pace. Fusion's pacer starts owing nothing
+        against the new budget, so it keeps choosing by the scores.
+        `budget` also becomes the ``budget`` parameter, with which a later :meth:`fit`
+        starts a new stream. ``set_params(budget=...)`` on a fitted model calls this.
+
+        >>> from sklearn.linear_model import LogisticRegression
+        >>> from cbeal import CbeAL, make_stream, simulate
+        >>> s = make_stream(n=300, random_state=0)
+        >>> model = CbeAL.from_preset(estimator=LogisticRegression(), budget=0.1,
+        ...                           random_state=0).fit(s.X0, s.y0)
+        >>> _ = simulate(model, s.X_stream[:150], s.y_stream[:150])
+        >>> str(model.renew_budget(20).budget_), model.budget_left
+        ('20 labels from sample 151 on', 20)
+        """
+        with self._mutex:
+            self._check_fitted()
+            renewed = RenewedBudget(budget=budget, after=self.t_).start()  # checks `budget`
+            share = renewed.pace(budget_fraction)
+            self.budget = budget
+            self.budget_ = renewed
+            if share is not None:
+                repace(
+                    [a for _, a in self.policy_.named_agents], self.get_params(deep=False), share
+                )
+            # a pacer over the whole ensemble starts owing nothing against the new budget
+            # (else it keeps the old budget's account, and the cap alone picks the samples)
+            policy = self.policy_
+            if isinstance(policy, ScoreFusion):
+                policy.repace(share if share is not None else policy.budget_fraction_now)
+        return self
+
+    @property
+    def budget_used_(self) -> int:
+        """Labels spent from the budget in force (since :meth:`renew_budget`, if called):
+        acquisitions, pending ones included, minus refunded cancellations."""
+        self._check_fitted()
+        return self.budget_.spent_
+
+    @property
+    def budget_left(self) -> int:
+        """Labels that can be asked for now."""
+        with self._mutex:
+            self._check_fitted()
+            return self.budget_.left(self.t_)
+
     @property
     def labelled_pool(self) -> tuple[np.ndarray, np.ndarray]:
         """``(X, y)`` of every labelled sample: ``D0`` followed by the acquisitions."""
         with self._mutex:
             self._check_fitted()
+            X, y = np.asarray(self._pool.X_), self._pool.y_
             if self._task is not None:
-                return np.asarray(self._pool_X), np.asarray(self._pool_y, dtype=np.float64)
-            y = self.classes_[np.asarray(self._pool_y, dtype=np.intp)]
-            return np.asarray(self._pool_X), y
+                return X, np.asarray(y, dtype=np.float64)
+            return X, self.classes_[np.asarray(y, dtype=np.intp)]
 
     @property
     def agent_names(self) -> tuple[str, ...]:

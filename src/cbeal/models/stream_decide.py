@@ -17,7 +17,8 @@ from cbeal.core import Budget, ChartStep, Context, Decision, InvalidInputError, 
 from cbeal.core.validation import check_sample
 from cbeal.kernels import AFTER as KERNELS_AFTER
 from cbeal.kernels import enable as enable_kernels
-from cbeal.models.stream_state import StreamState, _Pending
+from cbeal.models.labelled_pool import _Pending
+from cbeal.models.stream_state import StreamState
 
 __all__ = ["Deciding"]
 
@@ -56,9 +57,9 @@ class Deciding(StreamState):
             if not Z.shape[0]:
                 P = Z
             elif self._task is None:
-                P = self._learner.predict_proba(Z)
+                P = self._slot.learner_.predict_proba(Z)
             else:  # row by row: a regressor's batched spread can differ in the last bits
-                dist = self._learner.predict_dist  # type: ignore[attr-defined]
+                dist = self._slot.learner_.predict_dist  # type: ignore[attr-defined]
                 P = np.vstack([dist(Z[i : i + 1]) for i in range(Z.shape[0])])
             # the policy may compute ahead what the decisions do not change (the window
             # agents' advice on all rows, in one compiled call)
@@ -71,7 +72,7 @@ class Deciding(StreamState):
     def _features_one(self, x: Any, transformed: bool) -> np.ndarray:
         if not transformed:
             return self.inputs_.row(x)
-        return check_sample(x, self._pool_X[0].shape[0])
+        return check_sample(x, self._pool.n_features)
 
     def _check_proba(self, proba: Any) -> np.ndarray:
         if self._task is not None:
@@ -96,7 +97,7 @@ class Deciding(StreamState):
             enable_kernels()
         if self._step_open:
             self._close_step()
-        learner = self._learner
+        learner = self._slot.learner_
         task = self._task
         if task is None:
             if proba is None:
@@ -148,7 +149,7 @@ class Deciding(StreamState):
         if acquire:
             # Own copy: a row of query_many's batch is a view that would keep the whole
             # batch alive in the labelled pool (≈ 20× the memory per label in a service).
-            self._pending[t] = _Pending(z.copy(), prop, ctx.y_index, d)
+            self._pool.ask(t, _Pending(z.copy(), prop, ctx.y_index, d))
         return d
 
     def flush(self) -> ChartStep | None:

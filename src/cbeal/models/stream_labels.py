@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from cbeal.core import Decision, DecisionError, InvalidInputError
+from cbeal.core import Decision, InvalidInputError
 from cbeal.core.validation import label_index
 from cbeal.models.stream_state import StreamState
 
@@ -39,7 +39,8 @@ class Labelling(StreamState):
             self._check_fitted()
             reward, penalty = self._rewards()
             t = self._resolve(decision)
-            rec = self._pending[t]
+            pool, slot = self._pool, self._slot
+            rec = pool.pending_[t]
             if x is not None and not np.array_equal(self.inputs_.row(x), rec.x):
                 raise InvalidInputError(
                     f"x is not the sample of decision {rec.decision.id}; pass that sample, or "
@@ -52,13 +53,9 @@ class Labelling(StreamState):
             else:
                 yi = task.target(y)
                 r = task.reward(yi, rec.decision.y_pred, reward, penalty)
-            every = self.refit_every
-            due = every is not None and self._since_refit + 1 >= every
             new = None
-            if due:  # train first: a learner that fails leaves everything as it was
-                new = self._learner.fitted_on(
-                    np.asarray([*self._pool_X, rec.x]), np.asarray([*self._pool_y, yi])
-                )
+            if slot.due(self.refit_every):  # train first: a failure leaves all as it was
+                new = slot.learner_.fitted_on(*pool.arrays_with(rec.x, yi))
             try:  # before the decision leaves the pending ones: a failure loses no label
                 self.policy_.on_label(rec.proposal, r, penalty, rec.x, yi)
             except Exception as exc:
@@ -69,16 +66,9 @@ class Labelling(StreamState):
                         "once the cause is fixed"
                     )
                 raise
-            del self._pending[t]
-            self._labelled.add(t)
-            self._pool_X.append(rec.x)
-            self._pool_y.append(yi)
+            pool.deliver(t, yi)
             self.n_labels_ += 1
-            if new is not None:
-                self._learner = new
-                self._since_refit = 0
-            else:
-                self._since_refit += 1
+            slot.learned(new)
         return self
 
     def cancel(self, decision: Any, *, refund: bool = True) -> Decision:
@@ -94,8 +84,7 @@ class Labelling(StreamState):
         with self._mutex:
             self._check_fitted()
             t = self._resolve(decision)
-            rec = self._pending.pop(t)
-            self._cancelled.add(t)
+            rec = self._pool.cancel(t)
             if refund:
                 self.budget_.refund(t + 1)
             return rec.decision
@@ -113,50 +102,11 @@ class Labelling(StreamState):
 
     def _resolve(self, decision: Any) -> int:
         """The stream position of a pending decision given as object, dict or id."""
-        if isinstance(decision, dict):
-            decision = Decision.from_dict(decision)
-        if isinstance(decision, Decision):
-            token, t, did = decision.model_token, decision.t, decision.id
-            if not decision.acquire:
-                raise DecisionError(
-                    f"decision {did} did not acquire its sample ({decision.reason}); only "
-                    "samples the model asked for can be labelled and rewarded."
-                )
-        elif isinstance(decision, str):
-            token, _, pos = decision.rpartition("-")
-            did = decision
-            if not pos.isdigit():
-                raise DecisionError(
-                    f"{decision!r} is not a decision id; ids look like "
-                    f"'{getattr(self, 'model_token_', 'ab12cd34ef56')}-17'"
-                )
-            t = int(pos)
-        else:
-            raise DecisionError(
-                "decision must be a Decision returned by query_one, its to_dict() or its id "
-                f"string; got {type(decision).__name__}"
-            )
-        if token != self.model_token_:
-            raise DecisionError(
-                f"decision {did} was made by another model (or before this model was fitted "
-                "again); deliver each label to the model that asked for it."
-            )
-        if t in self._pending:
-            return t
-        if t in self._labelled:
-            raise DecisionError(f"decision {did} was already labelled.")
-        if t in self._cancelled:
-            raise DecisionError(f"decision {did} was cancelled; it can no longer be labelled.")
-        if t >= self.t_:
-            raise DecisionError(f"no decision {did}: this model has made {self.t_} decisions.")
-        raise DecisionError(
-            f"decision {did} did not acquire its sample; only samples the model asked for "
-            "can be labelled and rewarded."
-        )
+        return self._pool.resolve(decision, token=getattr(self, "model_token_", None), seen=self.t_)
 
     @property
     def pending(self) -> tuple[Decision, ...]:
         """Acquisitions whose label has not arrived yet, oldest first."""
         with self._mutex:
             self._check_fitted()
-            return tuple(self._pending[t].decision for t in sorted(self._pending))
+            return self._pool.waiting()

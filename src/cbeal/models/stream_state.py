@@ -1,48 +1,35 @@
 """A stream model's state, its lock, and its copies: pickle and the model file.
 
-:class:`StreamState` is the base of every part of :class:`~cbeal.models.stream.StreamLearner`
-(the decision path, the label path, the learner, the budget's renewal): it declares the
-learned state they share, holds the model's lock, and writes and reads the whole state
-(see :mod:`cbeal.modelfile`).
+:class:`StreamState` is the base of :class:`~cbeal.models.stream.StreamLearner` and of its
+decision and label paths: it declares the learned state (the pool and the learner are
+objects of their own: :class:`~cbeal.models.labelled_pool.LabelledPool`,
+:class:`~cbeal.models.learner_slot.LearnerSlot`), holds the model's lock, and writes and
+reads the whole state (see :mod:`cbeal.modelfile`), migrating the flat layout that files
+and pickles written before those objects hold.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import numpy as np
 
-from cbeal.core import Budget, ChartStep, Decision, Params, Policy, Proposal
+from cbeal.core import Budget, ChartStep, Params, Policy
 from cbeal.core.validation import check_rewards
 from cbeal.kernels import AFTER as KERNELS_AFTER
 from cbeal.kernels import enable as enable_kernels
-from cbeal.learners.adapter import LearnerAdapter
 from cbeal.learners.conventions import NotFittedError
 from cbeal.models.inputs import Inputs
+from cbeal.models.labelled_pool import LabelledPool
+from cbeal.models.learner_slot import LearnerSlot
 from cbeal.models.regression import RegressionTask
 
 __all__ = ["StreamState"]
 
 M = TypeVar("M", bound="StreamState")
 _GUARD = threading.Lock()  # creates each model's own lock exactly once
-
-
-@dataclass(frozen=True)
-class _Pending:
-    """What a pending acquisition needs when its label arrives."""
-
-    x: np.ndarray
-    proposal: Proposal
-    y_index: int
-    decision: Decision
-
-
-# Model files and pickles name a class by its module: keep the name this class has always
-# had (set after the class is built: dataclasses look its module up while building it).
-_Pending.__module__ = "cbeal.models.stream"
 
 
 class StreamState(Params):
@@ -78,14 +65,9 @@ class StreamState(Params):
     _names: tuple[str, ...]
     _kinds: tuple[str, ...]
     _rng: np.random.Generator
-    _learner: LearnerAdapter
-    _pool_X: list[np.ndarray]
-    _pool_y: list[Any]
-    _pending: dict[int, _Pending]
-    _labelled: set[int]
-    _cancelled: set[int]
+    _pool: LabelledPool  # D0, the delivered labels and the pending acquisitions
+    _slot: LearnerSlot  # the served learner and the labels it was not trained on
     _step_open: bool
-    _since_refit: int
 
     # ------------------------------------------------------------------ locking
     @property
@@ -102,9 +84,13 @@ class StreamState(Params):
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
+        self.__dict__.update(_migrated(state))
         if self.__dict__.get("t_", 0) >= KERNELS_AFTER:
             enable_kernels()
+
+    def _modelfile_restore(self, attrs: dict[str, Any]) -> None:
+        """Rebuild from a model file's fields, those of an older layout included."""
+        self.__dict__.update(_migrated(attrs))
 
     def _rewards(self) -> tuple[float, float]:
         """``(ρ+, ρ−)``, checked (:func:`~cbeal.core.validation.check_rewards`)."""
@@ -168,3 +154,14 @@ class StreamState(Params):
         if model.__dict__.get("t_", 0) >= KERNELS_AFTER:
             enable_kernels()
         return model
+
+
+def _migrated(fields: dict[str, Any]) -> dict[str, Any]:
+    """A model's fields in the current layout: files and pickles written before the pool
+    and the learner were objects of their own hold their parts as flat fields."""
+    if "_pool_X" not in fields:
+        return fields
+    fields = dict(fields)
+    fields["_pool"] = LabelledPool.of_fields(fields)
+    fields["_slot"] = LearnerSlot.of_fields(fields)
+    return fields

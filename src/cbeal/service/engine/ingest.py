@@ -13,14 +13,16 @@ from typing import Any
 
 from cbeal.core import InvalidInputError
 from cbeal.service.engine.explain import explain
+from cbeal.service.engine.runtime import Runtime
 from cbeal.service.engine.streams import Streams
 from cbeal.service.store import events
 from cbeal.service.store import samples as stored
+from cbeal.service.store.db import Connection
 
 __all__ = ["ingest"]
 
 
-Guard = Callable[[Any], None] | None
+Guard = Callable[[Connection], None] | None
 
 
 def ingest(
@@ -50,7 +52,7 @@ def ingest(
 
 
 def _ingest_locked(
-    streams: Streams, name: str, runtime: Any, items: list[tuple[str, Any]], guard: Guard
+    streams: Streams, name: str, runtime: Runtime, items: list[tuple[str, Any]], guard: Guard
 ) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
     """Replies of the stored samples among `items`, and of the new ones, decided and committed.
 
@@ -91,9 +93,9 @@ def _ingest_locked(
 
 
 def _write(
-    conn: Any,
+    conn: Connection,
     streams: Streams,
-    runtime: Any,
+    runtime: Runtime,
     first: int,
     fresh: dict[str, list[float | None]],
     decisions: list[dict[str, Any]],

@@ -3,14 +3,17 @@ the class drawn in red."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cbeal.service.schemas.streams import StreamConfig
+
+if TYPE_CHECKING:
+    from cbeal.models import CbeAL
 
 __all__ = ["build_model", "failure_class", "preprocessor"]
 
 
-def build_model(config: StreamConfig) -> Any:
+def build_model(config: StreamConfig) -> CbeAL:
     """The stream's unfitted CbeAL: refits only when the service says (``refit_every=None``)."""
     from cbeal.catalog import learner
     from cbeal.models import CbeAL
@@ -34,12 +37,11 @@ def _budget(config: StreamConfig) -> Any:
     """The stream's budget: a rate as given; a count with its pace (the configured share,
     else the default), so that the status says at what pace it is spent."""
     from cbeal.catalog import budget
-    from cbeal.core import DEFAULT_PACE, LabelCount
+    from cbeal.core import LabelCount, paced_share
 
     spend = budget(config.budget)
     if isinstance(spend, LabelCount):  # the schema allows budget_fraction with a count only
-        pace = DEFAULT_PACE if config.budget_fraction is None else config.budget_fraction
-        return LabelCount(total=spend.total, pace=pace)
+        return LabelCount(total=spend.total, pace=paced_share(spend, config.budget_fraction))
     return config.budget
 
 

@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Connection, Engine, create_engine, event
 
 __all__ = [
+    "Connection",
     "DatabaseUnavailable",
     "LostOnReturn",
     "Outage",
