@@ -95,13 +95,13 @@ class Background:
     def schedule_retrains(self) -> None:
         for name, runtime in self.streams.owned().items():
             if name not in self.training and runtime.needs_refit():
-                self.training[name] = int(runtime.model.learner_version) + 1
+                self.training[name] = int(runtime.fitted.learner_version) + 1
                 self._pool.submit(self._retrain, name, runtime)
 
     def _retrain(self, name: str, runtime: Runtime) -> None:
         try:
             began = time.perf_counter()
-            learner = runtime.model.train_learner()  # off the lock: ingest goes on
+            learner = runtime.fitted.train_learner()  # off the lock: ingest goes on
             if self.on_refit is not None:
                 self.on_refit(time.perf_counter() - began)
             with runtime.lock:
@@ -119,14 +119,14 @@ class Background:
         """Retrain on the request path (``retrain="sync"``: every run is reproducible)."""
         if runtime.needs_refit():
             with runtime.lock:
-                self.swap(name, runtime, runtime.model.train_learner())
+                self.swap(name, runtime, runtime.fitted.train_learner())
 
     def swap(self, name: str, runtime: Runtime, learner: Any) -> None:
         """Serve `learner` and log the refit (hold ``runtime.lock``)."""
         if self.streams.owned().get(name) is not runtime:
             return
         try:
-            runtime.model.use_learner(learner)
+            runtime.fitted.use_learner(learner)
         except ParameterError:
             return  # another refit came first; the next tick retries
         try:
@@ -157,7 +157,7 @@ class Background:
         with runtime.lock:
             if self.streams.owned().get(name) is not runtime or runtime.model is None:
                 return
-            data, seq = runtime.model.to_bytes(), runtime.seq
+            data, seq = runtime.fitted.to_bytes(), runtime.seq
         with self.streams.engine.begin() as conn:
             checkpoints.save_checkpoint(conn, runtime.stream_id, seq, data)
         self._checkpointed[name] = seq

@@ -14,15 +14,19 @@ when every asked sample is answered it fits the model on them and starts decidin
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from cbeal.core import Decision
+from cbeal.models import CbeAL
 from cbeal.service.engine.decisions import cold_decision
 from cbeal.service.engine.models import build_model, preprocessor
 from cbeal.service.schemas.measured import measured_value
 from cbeal.service.schemas.streams import StreamConfig
+
+if TYPE_CHECKING:  # history reads the stream registry, which holds runtimes
+    from cbeal.service.engine.history import History
 
 __all__ = ["Runtime"]
 
@@ -46,14 +50,21 @@ class Runtime:
         self.config = config
         self.lock = threading.RLock()
         self.seq = 0  # the last event applied
-        self.model: Any = None
+        self.model: CbeAL | None = None  # None while cold: no labelled set yet
         self.cold_pending: dict[str, list[float | None]] = {}  # decision id -> row
         self.cold_labelled: list[tuple[list[float | None], Any]] = []
         self.cold_asked = 0
-        self.history: Any = None  # the dashboard's chart rows (engine.history.History)
+        self.history: History | None = None  # the dashboard's chart rows, made on first use
         if config.initial is not None:
             rows = [self.row(x) for x in config.initial.x]
             self._start(rows, list(config.initial.y))
+
+    @property
+    def fitted(self) -> CbeAL:
+        """The stream's model (an engine error on a cold stream, which has none yet)."""
+        if self.model is None:
+            raise RuntimeError(f"stream {self.stream_id} is cold: it has no model yet")
+        return self.model
 
     # ------------------------------------------------------------------ inputs
     def row(self, x: Any) -> list[float | None]:
@@ -134,7 +145,7 @@ class Runtime:
         if decision_id in self.cold_pending:
             self.cold_labelled.append((self.cold_pending.pop(decision_id), y))
             return self._ready()
-        self.model.learn_one(None, y, decision=decision_id)
+        self.fitted.learn_one(None, y, decision=decision_id)
         return False
 
     def cancel(self, decision_id: str, refund: bool) -> None:
@@ -142,7 +153,7 @@ class Runtime:
             del self.cold_pending[decision_id]
             self.cold_asked -= 1  # ask for another sample in its place
             return
-        self.model.cancel(decision_id, refund=refund)
+        self.fitted.cancel(decision_id, refund=refund)
 
     def _ready(self) -> bool:
         labels = {repr(y) for _, y in self.cold_labelled}
@@ -170,7 +181,7 @@ class Runtime:
 
     def refit(self, upto: int) -> None:
         """Replay a refit: train on the first `upto` labelled samples and serve it."""
-        self.model.refit(upto=upto)
+        self.fitted.refit(upto=upto)
 
     # ------------------------------------------------------------------ status
     def needs_refit(self) -> bool:
