@@ -1,6 +1,6 @@
 """Parts per second through the OPC UA bridge, and what a kill -9 storm leaves behind.
 
-Three processes, as on a line: the line's OPC UA server (asyncua, tests/opcua_line.py,
+Three processes, as on a line: the line's OPC UA server (asyncua, tests/bridges/opcua_line.py,
 making parts: features, then a part counter on the trigger), `cbeal serve` (SQLite, every
 request with a token), and the bridge. Measured in the same run:
 
@@ -46,8 +46,9 @@ from cbeal.service.engine.tokens import create_token
 from cbeal.service.store.db import connect, migrate
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "tests"))
+sys.path[:0] = [str(HERE.parent / "tests"), str(HERE.parent / "tests" / "bridges")]
 from opcua_line import FEATURE_NODES, N_FEATURES, node  # noqa: E402
+
 from service_helpers import FEATURES, Server, free_port  # noqa: E402
 
 OUT = HERE / "results" / "opcua.md"
@@ -61,13 +62,13 @@ def cpu(pid: int) -> float:
 
 
 class LineProcess:
-    """The line's OPC UA server in its own process (tests/opcua_line.py `produce`)."""
+    """The line's OPC UA server in its own process (tests/bridges/opcua_line.py `produce`)."""
 
     def __init__(self, n: int, rate: float | None, history: bool) -> None:
         self.port = free_port()
         self.endpoint = f"opc.tcp://127.0.0.1:{self.port}/line/"
         code = (
-            f"import sys; sys.path.insert(0, {str(HERE.parent / 'tests')!r}); "
+            f"import sys; sys.path.insert(0, {str(HERE.parent / 'tests' / 'bridges')!r}); "
             f"from opcua_line import produce; produce({self.port}, {n}, {rate!r}, {history})"
         )
         self.proc = subprocess.Popen(

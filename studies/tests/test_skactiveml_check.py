@@ -185,7 +185,7 @@ def test_methods() -> None:
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
 def test_agent_protocol_pickle_and_refit(strategy: str) -> None:
-    # the generic agent conventions (tests/test_conventions.py) for the wrapper
+    # the generic agent conventions (tests/project/test_conventions.py) for the wrapper
     X = s01().X_stream[:120]
     rng = np.random.default_rng(0)
     p1 = rng.uniform(0.5, 1.0, size=X.shape[0])

@@ -16,7 +16,7 @@
   annotation to cbeal once (its request id is derived from the annotation's id and
   version), so pull catches up on what a webhook missed while cbeal was down.
 
-Tested against a running Label Studio (tests/test_labelstudio_live.py) and against the
+Tested against a running Label Studio (tests/bridges/test_labelstudio_live.py) and against the
 webhook bodies Label Studio 1.23 sends (recorded in tests/data/labelstudio_webhooks.json).
 """
 

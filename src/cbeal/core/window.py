@@ -24,7 +24,7 @@ __all__ = ["KERNELS", "METRICS", "DistanceWindow", "RingBuffer", "euclidean_into
 #: ``"group"``, the pacer's ``"pace"``, Exp4.P's and the chart's), registered by
 #: :mod:`cbeal.kernels` when numba is installed; empty means numpy. The core never imports
 #: them: it looks them up here at every call, and they give the same values bit for bit
-#: (the numpy code is the reference; tests/test_kernel_twins.py compares them step by step).
+#: (the numpy code is the reference; tests/algorithm/test_kernel_twins.py compares them).
 KERNELS: dict[str, Callable[..., Any]] = {}
 
 

@@ -1,6 +1,6 @@
 """The quantile pacer's step compiled with numba: the twin of its reference
 :func:`cbeal.core.pacer.step`, in the same operations and order, so the fused score, level
-and threshold are the same bit for bit (tests/test_kernel_twins.py compares them).
+and threshold are the same bit for bit (tests/algorithm/test_kernel_twins.py compares them).
 
 The fused score ``scores @ weights`` is numpy's dot product, which OpenBLAS computes; for
 fewer than 16 members its ``ddot`` is one chain of fused multiply-adds from the first

@@ -1,4 +1,4 @@
-"""Writes the model files of tests/test_modelfile_compat.py and the decisions they make next.
+"""Writes the model files of tests/models/test_modelfile_compat.py and the decisions they make next.
 
 Run with the code whose files must keep loading (they were written by commit 5fbd5b0, the
 mixin StreamLearner)::
