@@ -44,69 +44,31 @@ def simulate(
     ``None`` shows it for long streams on a terminal.
     """
     X = model.transform(X_stream)  # validates, and raises if the model is not fitted
-    y = check_labels(y_stream, X.shape[0])
     regression = "classes_" not in model.__dict__  # a regressor: measured values
-    if regression:
-        y = np.asarray(y, dtype=np.float64) if y.dtype.kind in "fiu" else y
-        if y.dtype.kind != "f":
-            raise InvalidInputError(
-                "y_stream must hold measured values (numbers) for a model with a regressor"
-            )
-    else:
-        for v in np.unique(y):
-            label_index(model.classes_, v)  # fail before the model changes
+    y = _expert(model, y_stream, X.shape[0], regression)
     if isinstance(delay, bool) or not isinstance(delay, (int, np.integer)) or delay < 0:
         raise ParameterError(f"delay must be a whole number ≥ 0, got {delay!r}")
     n = X.shape[0]
-    names = model.agent_names
-    k = len(names)
-    acquired = np.zeros(n, dtype=bool)
-    p_acq = np.zeros(n)
-    advice = np.zeros((n, k))
-    w_before = np.zeros((n, k))
-    w_exp4p = np.zeros((n, k))
-    w_after = np.zeros((n, k))
-    flipped = np.zeros((n, k), dtype=bool)
-    reward = np.zeros(n)
-    y_pred = np.empty(n, dtype=np.float64 if regression else model.classes_.dtype)
-    certainty = np.zeros(n)
+    record = _Record(n, len(model.agent_names), np.float64 if regression else model.classes_.dtype)
+    proba = None if regression else _Probabilities(model, X)  # a regressor predicts itself
     queue: deque[tuple[int, Decision]] = deque()
 
     def deliver(j: int, dj: Decision) -> None:
-        reward[j] = model.reward_of(dj, y[j])
+        record.reward[j] = model.reward_of(dj, y[j])
         model.learn_one(None, y[j], decision=dj)
 
-    chunk, start, end, version = _MIN_CHUNK, 0, 0, -1
-    cache = np.empty((0, 0))
     show = progress if progress is not None else (n >= 5000 and sys.stderr.isatty())
     bar = tqdm(total=n, disable=not show, desc=desc or type(model).__name__, unit="sample")
     for i in range(n):
-        current = model.learner_version
-        if regression:  # the model predicts the value and spread itself
+        if proba is None:
             d = model.query_one(X[i], transformed=True)
         else:
-            if i >= end or current != version:
-                chunk = min(chunk * 2, _MAX_CHUNK) if current == version else _MIN_CHUNK
-                start, end, version = i, min(n, i + chunk), current
-                cache = model.predict_proba(X[start:end], transformed=True)
-            d = model.query_one(X[i], proba=cache[i - start], transformed=True)
-        acquired[i] = d.acquire
-        p_acq[i] = d.p_acquire
-        advice[i] = d.advice
-        w_before[i] = d.weights
-        y_pred[i] = d.y_pred
-        certainty[i] = d.certainty
+            d = model.query_one(X[i], proba=proba.of(i), transformed=True)
         if d.acquire:
             queue.append((i, d))
         while queue and queue[0][0] <= i - delay:
             deliver(*queue.popleft())
-        step = model.flush()
-        if step is None:
-            w_exp4p[i] = w_after[i] = d.weights
-        else:
-            w_exp4p[i] = step.weights_exp4p
-            w_after[i] = step.weights_after
-            flipped[i] = step.flipped
+        record.step(i, d, model.flush())
         bar.update(1)
     bar.close()
     while queue:
@@ -114,18 +76,9 @@ def simulate(
     model.flush()
     budget = model.budget
     return Trace(
-        acquired=acquired,
-        p_acquire=p_acq,
-        advice=advice,
-        weights_before=w_before,
-        weights_exp4p=w_exp4p,
-        weights_after=w_after,
-        flipped=flipped,
-        reward=reward,
+        **record.columns(),
         y_true=y,
-        y_pred=y_pred,
-        certainty=certainty,
-        agent_names=names,
+        agent_names=model.agent_names,
         metadata={
             "model": type(model).__name__,
             # score fusion's weights are fixed: its figures show which members drove the asks
@@ -138,3 +91,75 @@ def simulate(
             "cbeal_version": __version__,
         },
     )
+
+
+def _expert(model: StreamLearner, y_stream: Any, n: int, regression: bool) -> np.ndarray:
+    """The expert's labels, checked before the model changes: measured values for a
+    regressor, the model's classes for a classifier."""
+    y = check_labels(y_stream, n)
+    if regression:
+        y = np.asarray(y, dtype=np.float64) if y.dtype.kind in "fiu" else y
+        if y.dtype.kind != "f":
+            raise InvalidInputError(
+                "y_stream must hold measured values (numbers) for a model with a regressor"
+            )
+    else:
+        for v in np.unique(y):
+            label_index(model.classes_, v)
+    return y
+
+
+class _Probabilities:
+    """The learner's class probabilities for upcoming samples, a chunk at a time: the chunk
+    doubles while the learner stays the same and starts small again after each refit, which
+    gives the same decisions as one prediction per sample, faster."""
+
+    def __init__(self, model: StreamLearner, X: np.ndarray) -> None:
+        self.model, self.X = model, X
+        self.chunk, self.start, self.end, self.version = _MIN_CHUNK, 0, 0, -1
+        self.cache = np.empty((0, 0))
+
+    def of(self, i: int) -> np.ndarray:
+        current = self.model.learner_version
+        if i >= self.end or current != self.version:
+            same = current == self.version
+            self.chunk = min(self.chunk * 2, _MAX_CHUNK) if same else _MIN_CHUNK
+            self.start, self.end = i, min(len(self.X), i + self.chunk)
+            self.version = current
+            rows = self.X[self.start : self.end]
+            self.cache = self.model.predict_proba(rows, transformed=True)
+        return np.asarray(self.cache[i - self.start])
+
+
+class _Record:
+    """What the loop records per step, as the Trace's columns."""
+
+    def __init__(self, n: int, k: int, y_dtype: Any) -> None:
+        self.acquired = np.zeros(n, dtype=bool)
+        self.p_acquire = np.zeros(n)
+        self.advice = np.zeros((n, k))
+        self.weights_before = np.zeros((n, k))
+        self.weights_exp4p = np.zeros((n, k))
+        self.weights_after = np.zeros((n, k))
+        self.flipped = np.zeros((n, k), dtype=bool)
+        self.reward = np.zeros(n)
+        self.y_pred = np.empty(n, dtype=y_dtype)
+        self.certainty = np.zeros(n)
+
+    def step(self, i: int, d: Decision, update: Any) -> None:
+        """Sample `i`'s decision and the bandit's update after it (None: no update)."""
+        self.acquired[i] = d.acquire
+        self.p_acquire[i] = d.p_acquire
+        self.advice[i] = d.advice
+        self.weights_before[i] = d.weights
+        self.y_pred[i] = d.y_pred
+        self.certainty[i] = d.certainty
+        if update is None:
+            self.weights_exp4p[i] = self.weights_after[i] = d.weights
+        else:
+            self.weights_exp4p[i] = update.weights_exp4p
+            self.weights_after[i] = update.weights_after
+            self.flipped[i] = update.flipped
+
+    def columns(self) -> dict[str, np.ndarray]:
+        return dict(vars(self))
