@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cbeal.core import Budget, BudgetError, ParameterError, Params, as_budget
+from cbeal.core import Budget, BudgetError, ParameterError, Params, Policy, ScoreFusion, as_budget
 from cbeal.core.budget import LabelCount, paced_share
 
 __all__ = ["RenewedBudget", "repace"]
@@ -121,3 +121,14 @@ def repace(agents: list[Params], params: dict[str, Any], share: float) -> None:
     for agent in found:
         if "budget_fraction" in agent.get_params(deep=False):
             agent.set_params(budget_fraction=share)
+
+
+def repace_policy(policy: Policy, params: dict[str, Any], share: float | None) -> None:
+    """Re-pace a running `policy` to a renewed budget's `share` (None: a count without a
+    pace, which the agents keep); `params`: the model's, whose agents a later fit copies."""
+    if share is not None:
+        repace([a for _, a in policy.named_agents], params, share)
+    # a pacer over the whole ensemble starts owing nothing against the new budget
+    # (else it keeps the old budget's account, and the cap alone picks the samples)
+    if isinstance(policy, ScoreFusion):
+        policy.repace(share if share is not None else policy.budget_fraction_now)

@@ -12,50 +12,94 @@ ensemble and :class:`~cbeal.SingleAgentLearner` a single agent.
   it and none of the ones after. A step that fails (bad input, a learner that cannot be
   fitted) changes nothing.
 
-The class is the parameters, the set-up (``fit``), the learner's use and the budget in
-force, over a base that holds the state, its lock and its copies
-(:mod:`~cbeal.models.stream_state`), with the decision path
-(:mod:`~cbeal.models.stream_decide`) and the label path
-(:mod:`~cbeal.models.stream_labels`). The model owns the parts of its state as objects of
-their own: the labelled pool with the pending acquisitions
-(:mod:`~cbeal.models.labelled_pool`), the served learner (:mod:`~cbeal.models.learner_slot`)
-and the budget (its renewal: :mod:`~cbeal.models.renewal`).
+The class is the parameters, the set-up (``fit``, checked and built by
+:mod:`~cbeal.models.stream_start`), the learner's use and the budget in force; it owns the
+parts of its state as objects of their own, each handed what it needs: the labelled pool
+(:mod:`~cbeal.models.labelled_pool`), the served learner
+(:mod:`~cbeal.models.learner_slot`), the decision path with its stamp
+(:mod:`~cbeal.models.decision_path`, :mod:`~cbeal.models.stamp`) and the label path
+(:mod:`~cbeal.models.label_path`); the budget renews by :mod:`~cbeal.models.renewal`. Its
+base holds the lock and the copies (:mod:`~cbeal.models.stream_state`).
 """
 
 from __future__ import annotations
 
-import re
 import uuid
 import warnings
 from abc import abstractmethod
+from collections.abc import Sequence
 from typing import Any, TypeVar
 
 import numpy as np
 
-from cbeal.core import InvalidInputError, ParameterError, Policy, ScoreFusion, TaskError, as_budget
-from cbeal.core.validation import check_features, check_labels, check_seed, label_index
+from cbeal.core import (
+    Budget,
+    ChartStep,
+    Decision,
+    InvalidInputError,
+    ParameterError,
+    Policy,
+    TaskError,
+    as_budget,
+)
+from cbeal.core.validation import (
+    check_features,
+    check_labels,
+    check_rewards,
+    check_sample,
+    check_seed,
+)
+from cbeal.kernels import AFTER as KERNELS_AFTER
+from cbeal.kernels import enable as enable_kernels
 from cbeal.learners.adapter import LearnerAdapter, check_estimator_has_proba
-from cbeal.learners.conventions import classifier_tags, column_or_1d
+from cbeal.learners.conventions import NotFittedError, classifier_tags, column_or_1d
+from cbeal.models.decision_path import DecisionPath
 from cbeal.models.inputs import Inputs
+from cbeal.models.label_path import LabelPath
 from cbeal.models.labelled_pool import LabelledPool
 from cbeal.models.labelled_pool import _Pending as _Pending  # its name in model files
 from cbeal.models.learner_slot import LearnerSlot
-from cbeal.models.regression import regression_task
-from cbeal.models.renewal import RenewedBudget, repace
-from cbeal.models.stream_decide import Deciding
-from cbeal.models.stream_labels import Labelling
+from cbeal.models.regression import RegressionTask, regression_task
+from cbeal.models.renewal import RenewedBudget, repace_policy
+from cbeal.models.stamp import DecisionStamp
+from cbeal.models.stream_start import check_params, first_learner, numbers, waiting_params
 from cbeal.models.stream_state import StreamState
 
 __all__ = ["StreamLearner"]
 
 M = TypeVar("M", bound="StreamLearner")
 _NOTHING = object()
-_PREFIX = re.compile(r"^[A-Za-z0-9_.][A-Za-z0-9_.-]{0,99}$")
-_LIVE = frozenset({"refit_every", "reward", "penalty"})  # parameters read at every step
+_NO_CLASSES = np.empty(0)  # a regressor's: its labels are measured values
 
 
-class StreamLearner(Deciding, Labelling, StreamState):
+class StreamLearner(StreamState):
     """Shared machinery of the stream-based active learners (see :class:`~cbeal.CbeAL`)."""
+
+    estimator: Any
+    budget: Any
+    reward: float
+    penalty: float
+    classes: Sequence[Any] | None
+    refit_every: int | None
+    preprocessor: Any
+    id_prefix: str | None
+    random_state: Any
+    tolerance: Any = None  # a regressor's band (models/regression.py)
+    regression_reward: str = "band"
+    _task: RegressionTask | None = None  # set by fit: None for a classifier
+
+    # learned state, set by fit
+    classes_: np.ndarray
+    inputs_: Inputs
+    n_features_in_: int
+    budget_: Budget
+    t_: int
+    n_labels_: int
+    policy_: Policy
+    last_step_: ChartStep | None
+    _pool: LabelledPool  # D0, the delivered labels and the pending acquisitions
+    _slot: LearnerSlot  # the served learner and the labels it was not trained on
+    _path: DecisionPath  # the draws, the open step and the decisions' stamp
 
     @abstractmethod
     def _make_policy(self) -> Policy:
@@ -69,8 +113,13 @@ class StreamLearner(Deciding, Labelling, StreamState):
         ``X0`` (most recent last), the budget is full and no decision is pending.
         """
         with self._mutex:
-            self._check_params()
-            task = regression_task(self, _numbers(y0))  # None for a classifier
+            check_params(
+                refit_every=self.refit_every,
+                reward=self.reward,
+                penalty=self.penalty,
+                id_prefix=self.id_prefix,
+            )
+            task = regression_task(self, numbers(y0))  # None for a classifier
             if task is None:
                 check_estimator_has_proba(self.estimator)
             inputs, X = Inputs.fit(X0, self.preprocessor)
@@ -82,24 +131,17 @@ class StreamLearner(Deciding, Labelling, StreamState):
                 )
             budget = as_budget(self.budget)
             rng = check_seed(self.random_state)
-            if task is None:
-                classes = self._classes(y)
-                y_index = np.array([label_index(classes, v) for v in y], dtype=np.intp)
-                seed = int(rng.integers(2**31 - 1))
-                learner = LearnerAdapter(self.estimator, classes, seed)
-            else:  # a regressor: the labels are measured values
-                y_index = task.targets(y)
-                learner = task.learner(self.estimator, int(rng.integers(2**31 - 1)))
+            classes, y_index, learner = first_learner(self.estimator, task, y, self.classes, rng)
             learner.fit(X, y_index, warn=True)
             policy = self._make_policy().start(X, rng, y_index)
 
             self._task = task
-            if task is None:
+            if classes is not None:
                 self.classes_ = classes
-                self._plain_classes = tuple(classes.tolist())
+                plain_classes = tuple(classes.tolist())
             else:
                 self.__dict__.pop("classes_", None)
-                self._plain_classes = task.classes
+                plain_classes = task.classes  # type: ignore[union-attr]
             self.inputs_ = inputs
             self.n_features_in_ = inputs.n_features
             if inputs.names is not None:
@@ -110,43 +152,17 @@ class StreamLearner(Deciding, Labelling, StreamState):
             self.t_ = 0
             self.n_labels_ = 0
             self.policy_ = policy
-            self.model_token_ = (
-                uuid.uuid4().hex[:12] if self.id_prefix is None else str(self.id_prefix)
-            )
             self.last_step_ = None
-            self._names = tuple(n for n, _ in policy.named_agents)
-            self._kinds = tuple(a.kind for _, a in policy.named_agents)
-            self._rng = rng
+            stamp = DecisionStamp().start(
+                names=tuple(n for n, _ in policy.named_agents),
+                kinds=tuple(a.kind for _, a in policy.named_agents),
+                classes=plain_classes,
+                token=uuid.uuid4().hex[:12] if self.id_prefix is None else str(self.id_prefix),
+            )
+            self._path = DecisionPath().start(stamp, rng)
             self._pool = LabelledPool().start(X, y_index)
             self._slot = LearnerSlot().start(learner)
-            self._step_open = False
         return self
-
-    def _classes(self, y: np.ndarray) -> np.ndarray:
-        if self.classes is None:
-            return np.unique(y)
-        classes = np.asarray(self.classes)
-        if classes.ndim != 1 or np.unique(classes).size != classes.size or classes.size < 2:
-            raise ParameterError(
-                f"classes must list at least two distinct labels, got {self.classes!r}"
-            )
-        return np.unique(classes)
-
-    def _check_params(self) -> None:
-        every = self.refit_every
-        if every is not None and (
-            isinstance(every, bool) or not isinstance(every, int) or every < 1
-        ):
-            raise ParameterError(
-                f"refit_every must be a whole number of labels ≥ 1 (1: after every label) or "
-                f"None (only when refit() is called), got {every!r}"
-            )
-        self._rewards()
-        prefix = self.id_prefix
-        if prefix is not None and not (isinstance(prefix, str) and _PREFIX.match(prefix)):
-            raise ParameterError(
-                f"id_prefix must be 1-100 letters, digits, '.', '_' or '-', got {prefix!r}"
-            )
 
     def fit_transform(self, X: Any, y: Any) -> np.ndarray:
         """:meth:`fit` on ``D0 = (X, y)``, then the features of `X` (scikit-learn's API)."""
@@ -170,17 +186,136 @@ class StreamLearner(Deciding, Labelling, StreamState):
             super().set_params(**rest)
             if budget is not _NOTHING:
                 self.renew_budget(budget)
-            later = sorted({key.partition("__")[0] for key in rest} - _LIVE)
+            later = waiting_params(rest, type(self).__name__)
             if later:
-                verb = "takes" if len(later) == 1 else "take"
-                warnings.warn(
-                    f"{', '.join(later)} of this fitted {type(self).__name__} only {verb} "
-                    "effect when fit(X0, y0) starts a new stream; until then it keeps deciding "
-                    "as fitted (a new budget applies at once: renew_budget)",
-                    UserWarning,
-                    stacklevel=2,
-                )
+                warnings.warn(later, UserWarning, stacklevel=2)
         return self
+
+    # ------------------------------------------------------------------ decisions
+    def query_one(self, x: Any, *, proba: Any = None, transformed: bool = False) -> Decision:
+        """Observe sample `x` and decide whether to ask for its label.
+
+        The agents' windows slide and the bandit draws its action: the decision is
+        committed (in a stream each sample is seen once). An acquisition spends one label
+        of the budget at once, before its label arrives.
+
+        `proba` gives the learner's class probabilities for `x` if you already have them
+        (e.g. from one batched ``predict_proba``); `transformed=True` says that `x` is
+        already in the model's feature space (the output of :meth:`transform`).
+        """
+        with self._mutex:
+            if "policy_" not in self.__dict__:
+                self._check_fitted()
+            z = check_sample(x, self._pool.n_features) if transformed else self.inputs_.row(x)
+            p = None if proba is None else self._path.check_proba(proba, self._task)
+            return self._decide(z, p)
+
+    def query_many(self, X: Any) -> list[Decision]:
+        """Decide on a batch of samples, in order, with one ``predict_proba`` call.
+
+        The decisions are those of ``query_one`` called row by row (no label can arrive in
+        between, so the learner is the same for every row). A regressor predicts row by
+        row, so that the decisions are exactly the same.
+        """
+        with self._mutex:
+            self._check_fitted()
+            Z = self.inputs_.rows(X)
+            P = self._path.probas(Z, self._slot.learner_, self._task)
+            # the policy may compute ahead what the decisions do not change (the window
+            # agents' advice on all rows, in one compiled call)
+            self.policy_.prepare(Z)
+            try:
+                return [self._decide(z, p) for z, p in zip(Z, P, strict=True)]
+            finally:
+                self.policy_.prepare(None)
+
+    def _decide(self, z: np.ndarray, proba: np.ndarray | None) -> Decision:
+        if self.t_ == KERNELS_AFTER:  # a long stream: compile (same decisions, faster)
+            enable_kernels()
+        path = self._path
+        if path.step_open_:
+            self.last_step_ = path.close_step(self.policy_)
+        d = path.decide(
+            z,
+            proba,
+            t=self.t_,
+            learner=self._slot.learner_,
+            task=self._task,
+            policy=self.policy_,
+            budget=self.budget_,
+            pool=self._pool,
+        )
+        self.t_ = d.t + 1
+        return d
+
+    def flush(self) -> ChartStep | None:
+        """Close the current step (run the EWMA chart now rather than at the next sample)."""
+        with self._mutex:
+            self._check_fitted()
+            if not self._path.step_open_:
+                return None
+            self.last_step_ = self._path.close_step(self.policy_)
+            return self.last_step_
+
+    # ------------------------------------------------------------------ labels
+    def learn_one(self: M, x: Any, y: Any, *, decision: Any) -> M:
+        """Deliver label `y` of the acquisition `decision` asked for; returns self.
+
+        `decision` is the :class:`~cbeal.Decision`, its :meth:`~cbeal.Decision.to_dict`
+        or its id. `x` may be None: the model kept the sample; if given, it must be that
+        sample. The reward is computed from the prediction recorded in the decision, the
+        reward-learning agents and the bandit update, the sample joins the labelled pool
+        and the learner is retrained (``refit_every``). If retraining fails, the error is raised
+        and nothing changed: the decision is still pending and the call can be retried. If
+        an agent fails to learn from the label, the decision stays pending too.
+        """
+        with self._mutex:
+            self._check_fitted()
+            rewards = check_rewards(self.reward, self.penalty)
+            t = self._resolve(decision)
+            z = None if x is None else self.inputs_.row(x)
+            self._labels().learn(t, z, y, rewards=rewards, refit_every=self.refit_every)
+            self.n_labels_ += 1
+        return self
+
+    def cancel(self, decision: Any, *, refund: bool = True) -> Decision:
+        """End a pending acquisition whose label will never come; returns its decision.
+
+        The bandit and the agents treat it like a skipped sample: it earns no reward
+        (Exp4.P's reward estimate for an arm without feedback is 0; its exploration term
+        was applied when the decision was drawn, as for every decision) and it never
+        joins the labelled pool. With `refund` the label goes back to the budget, since
+        it was never bought; pass ``refund=False`` when the expert's time was spent
+        anyway (e.g. "cannot tell").
+        """
+        with self._mutex:
+            self._check_fitted()
+            t = self._resolve(decision)
+            rec = self._pool.cancel(t)
+            if refund:
+                self.budget_.refund(t + 1)
+            return rec.decision
+
+    def reward_of(self, decision: Decision, y: Any) -> float:
+        """The reward label `y` earns `decision`: ρ+ if the recorded prediction was wrong."""
+        self._check_fitted()
+        return self._labels().reward_of(decision, y, check_rewards(self.reward, self.penalty))
+
+    def _labels(self) -> LabelPath:
+        """The label path, handed the parts a label changes."""
+        classes = self.__dict__.get("classes_", _NO_CLASSES)
+        return LabelPath(self._pool, self._slot, self.policy_, self._task, classes)
+
+    def _resolve(self, decision: Any) -> int:
+        """The stream position of a pending decision given as object, dict or id."""
+        return self._pool.resolve(decision, token=self._path.stamp_.token_, seen=self.t_)
+
+    @property
+    def pending(self) -> tuple[Decision, ...]:
+        """Acquisitions whose label has not arrived yet, oldest first."""
+        with self._mutex:
+            self._check_fitted()
+            return self._pool.waiting()
 
     # ------------------------------------------------------------------ learner
     def refit(self: M, *, upto: int | None = None) -> M:
@@ -228,11 +363,7 @@ class StreamLearner(Deciding, Labelling, StreamState):
         with self._mutex:
             self._check_fitted()
             learner, inputs = self._slot.learner_, self.inputs_
-        if transformed:
-            Z = check_features(X, self._pool.n_features)
-        else:
-            Z = inputs.rows(X)
-        return learner.predict_proba(Z)
+        return learner.predict_proba(self._features(X, inputs, transformed))
 
     def predict(self, X: Any, *, transformed: bool = False) -> np.ndarray:
         """Labels predicted by the current learner (a regressor's: its predicted values)."""
@@ -255,12 +386,11 @@ class StreamLearner(Deciding, Labelling, StreamState):
                     "predict_spread needs a regressor as estimator; this model's learner is a "
                     "classifier: use predict_proba(X)"
                 )
-        if transformed:
-            Z = check_features(X, self._pool.n_features)
-        else:
-            Z = inputs.rows(X)
-        dist = learner.predict_dist(Z)  # type: ignore[attr-defined]
+        dist = learner.predict_dist(self._features(X, inputs, transformed))  # type: ignore[attr-defined]
         return dist[:, 0], dist[:, 1]
+
+    def _features(self, X: Any, inputs: Inputs, transformed: bool) -> np.ndarray:
+        return check_features(X, self._pool.n_features) if transformed else inputs.rows(X)
 
     @property
     def estimator_(self) -> Any:
@@ -314,15 +444,7 @@ class StreamLearner(Deciding, Labelling, StreamState):
             share = renewed.pace(budget_fraction)
             self.budget = budget
             self.budget_ = renewed
-            if share is not None:
-                repace(
-                    [a for _, a in self.policy_.named_agents], self.get_params(deep=False), share
-                )
-            # a pacer over the whole ensemble starts owing nothing against the new budget
-            # (else it keeps the old budget's account, and the cap alone picks the samples)
-            policy = self.policy_
-            if isinstance(policy, ScoreFusion):
-                policy.repace(share if share is not None else policy.budget_fraction_now)
+            repace_policy(self.policy_, self.get_params(deep=False), share)
         return self
 
     @property
@@ -352,9 +474,22 @@ class StreamLearner(Deciding, Labelling, StreamState):
     @property
     def agent_names(self) -> tuple[str, ...]:
         self._check_fitted()
-        return self._names
+        return self._path.stamp_.names_
+
+    @property
+    def model_token_(self) -> str:
+        """The token that starts this stream's decision ids (``id_prefix``, or drawn)."""
+        self._check_fitted()
+        return self._path.stamp_.token_
 
     # ------------------------------------------------------------------ scikit-learn
+    def _check_fitted(self) -> None:
+        if "policy_" not in self.__dict__:
+            raise NotFittedError(
+                f"this {type(self).__name__} has no initial labelled set yet; call "
+                "fit(X0, y0) before streaming."
+            )
+
     def __sklearn_is_fitted__(self) -> bool:
         return "policy_" in self.__dict__
 
@@ -362,11 +497,3 @@ class StreamLearner(Deciding, Labelling, StreamState):
         return classifier_tags(
             preprocessor=self.preprocessor, non_deterministic=self.random_state is None
         )
-
-
-def _numbers(y0: Any) -> Any:
-    """`y0` as floats when it holds numbers (to suggest a tolerance on their scale), else None."""
-    try:
-        return np.asarray(y0, dtype=np.float64).ravel()
-    except (TypeError, ValueError):
-        return None

@@ -1,11 +1,13 @@
-"""A stream model's state, its lock, and its copies: pickle and the model file.
+"""A stream model's lock and its copies: pickle, deep copies and the model file.
 
-:class:`StreamState` is the base of :class:`~cbeal.models.stream.StreamLearner` and of its
-decision and label paths: it declares the learned state (the pool and the learner are
-objects of their own: :class:`~cbeal.models.labelled_pool.LabelledPool`,
-:class:`~cbeal.models.learner_slot.LearnerSlot`), holds the model's lock, and writes and
-reads the whole state (see :mod:`cbeal.modelfile`), migrating the flat layout that files
-and pickles written before those objects hold.
+:class:`StreamState` is the base of :class:`~cbeal.models.stream.StreamLearner`. It holds
+the model's lock (made once per object, never copied) and writes and reads the whole state
+(see :mod:`cbeal.modelfile`), migrating the flat layouts that files and pickles written
+before the model's parts were objects of their own hold: the labelled pool
+(:class:`~cbeal.models.labelled_pool.LabelledPool`), the learner
+(:class:`~cbeal.models.learner_slot.LearnerSlot`) and the decision path
+(:class:`~cbeal.models.decision_path.DecisionPath`). It reads no learned state but the
+stream position, to compile the kernels of a long stream it loads.
 """
 
 from __future__ import annotations
@@ -14,17 +16,12 @@ import threading
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
-import numpy as np
-
-from cbeal.core import Budget, ChartStep, Params, Policy
-from cbeal.core.validation import check_rewards
+from cbeal.core import Params
 from cbeal.kernels import AFTER as KERNELS_AFTER
 from cbeal.kernels import enable as enable_kernels
-from cbeal.learners.conventions import NotFittedError
-from cbeal.models.inputs import Inputs
+from cbeal.models.decision_path import DecisionPath
 from cbeal.models.labelled_pool import LabelledPool
 from cbeal.models.learner_slot import LearnerSlot
-from cbeal.models.regression import RegressionTask
 
 __all__ = ["StreamState"]
 
@@ -33,41 +30,8 @@ _GUARD = threading.Lock()  # creates each model's own lock exactly once
 
 
 class StreamState(Params):
-    """The parameters and learned state of a stream model, its lock and its copies.
-
-    One part of :class:`~cbeal.models.stream.StreamLearner`, not used on its own.
-    """
-
-    estimator: Any
-    budget: Any
-    reward: float
-    penalty: float
-    classes: Sequence[Any] | None
-    refit_every: int | None
-    preprocessor: Any
-    id_prefix: str | None
-    random_state: Any
-    tolerance: Any = None  # a regressor's band (models/regression.py)
-    regression_reward: str = "band"
-    _task: RegressionTask | None = None  # set by fit: None for a classifier
-
-    # learned state, set by fit (declared here for the parts that read it)
-    classes_: np.ndarray
-    inputs_: Inputs
-    n_features_in_: int
-    budget_: Budget
-    t_: int
-    n_labels_: int
-    policy_: Policy
-    model_token_: str
-    last_step_: ChartStep | None
-    _plain_classes: tuple[Any, ...]
-    _names: tuple[str, ...]
-    _kinds: tuple[str, ...]
-    _rng: np.random.Generator
-    _pool: LabelledPool  # D0, the delivered labels and the pending acquisitions
-    _slot: LearnerSlot  # the served learner and the labels it was not trained on
-    _step_open: bool
+    """A stream model's lock and its copies (the base of
+    :class:`~cbeal.models.stream.StreamLearner`, not used on its own)."""
 
     # ------------------------------------------------------------------ locking
     @property
@@ -91,17 +55,6 @@ class StreamState(Params):
     def _modelfile_restore(self, attrs: dict[str, Any]) -> None:
         """Rebuild from a model file's fields, those of an older layout included."""
         self.__dict__.update(_migrated(attrs))
-
-    def _rewards(self) -> tuple[float, float]:
-        """``(ρ+, ρ−)``, checked (:func:`~cbeal.core.validation.check_rewards`)."""
-        return check_rewards(self.reward, self.penalty)
-
-    def _check_fitted(self) -> None:
-        if "policy_" not in self.__dict__:
-            raise NotFittedError(
-                f"this {type(self).__name__} has no initial labelled set yet; call "
-                "fit(X0, y0) before streaming."
-            )
 
     # ------------------------------------------------------------------ persistence
     def save(self, path: Any) -> Any:
@@ -157,11 +110,15 @@ class StreamState(Params):
 
 
 def _migrated(fields: dict[str, Any]) -> dict[str, Any]:
-    """A model's fields in the current layout: files and pickles written before the pool
-    and the learner were objects of their own hold their parts as flat fields."""
-    if "_pool_X" not in fields:
+    """A model's fields in the current layout: files and pickles written before the pool,
+    the learner and the decision path were objects of their own hold their parts as flat
+    fields (the first two objects came one release before the last)."""
+    if "_pool_X" not in fields and "_names" not in fields:
         return fields
     fields = dict(fields)
-    fields["_pool"] = LabelledPool.of_fields(fields)
-    fields["_slot"] = LearnerSlot.of_fields(fields)
+    if "_pool_X" in fields:
+        fields["_pool"] = LabelledPool.of_fields(fields)
+        fields["_slot"] = LearnerSlot.of_fields(fields)
+    if "_names" in fields:
+        fields["_path"] = DecisionPath.of_fields(fields)
     return fields
