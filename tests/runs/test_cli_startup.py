@@ -62,6 +62,12 @@ def test_a_commands_help_still_lists_the_catalogs_names() -> None:
     text = " ".join(done.stdout.split())
     assert f"the recommended {RECOMMENDED}" in text and "CBEAL-6" in text and "logreg-l1" in text
     assert "<catalog:" not in text
+    # the catalog's names load without scikit-learn (its agents that need it load on use)
+    code = (
+        "from cbeal.cli import main\ntry:\n    main(['run', '--help'])\nexcept SystemExit:\n    0"
+    )
+    loaded = _loaded_by(code)
+    assert "sklearn" not in loaded and "pandas" not in loaded, loaded
     rep = subprocess.run(
         [sys.executable, "-m", "cbeal", "reproduce", "--help"],
         capture_output=True,

@@ -7,8 +7,10 @@ entry here (docs/CONTRIBUTING.md).
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from cbeal.baselines import (
     DBALStreamAgent,
@@ -30,8 +32,6 @@ from cbeal.core.minority import MinorityAgent
 from cbeal.core.presets import PAPER_AGENTS, single_agent
 from cbeal.core.regression import ReinforcedSpreadAgent
 from cbeal.core.spread_rank import SpreadRankAgent
-from cbeal.learners.committee import CommitteeAgent
-from cbeal.learners.regression_committee import CommitteeVarianceAgent, ExpectedChangeAgent
 
 __all__ = ["AGENTS", "AgentEntry", "agent", "agent_entry"]
 
@@ -49,10 +49,18 @@ class AgentEntry:
     name: str
     label: str
     description: str
-    cls: type[Agent]
+    agent_class: type[Agent] | str  # or "module:Class" of an agent that needs scikit-learn
     family: str
     make: Callable[[float], Agent]
     paces: bool = False
+
+    @property
+    def cls(self) -> type[Agent]:
+        """The agent's class (a scikit-learn-aware one is imported on first use, so that
+        reading the catalog's names — the CLI's help — does not load scikit-learn)."""
+        if isinstance(self.agent_class, str):
+            return _learners_agent(self.agent_class)
+        return self.agent_class
 
     @property
     def kind(self) -> str:
@@ -67,6 +75,16 @@ class AgentEntry:
                 "budget as a rate (e.g. 0.05) or the share the count budget is of the stream"
             )
         return self.make(0.1 if budget_fraction is None else float(budget_fraction))
+
+
+def _learners_agent(ref: str) -> Any:
+    module, name = ref.split(":")
+    return getattr(importlib.import_module(f"cbeal.learners.{module}"), name)
+
+
+def _later(ref: str, **params: Any) -> Callable[[float], Agent]:
+    """Builds the learners-layer agent `ref` ("module:Class") with `params` when asked."""
+    return lambda b: _learners_agent(ref)(**params)
 
 
 def _paper(name: str) -> Callable[[float], Agent]:
@@ -188,9 +206,9 @@ _ENTRIES = [
         "QBC",
         "committee disagreement score",
         "scores a part by how much three bootstrap refits of a logistic regression disagree on it",
-        CommitteeAgent,
+        "committee:CommitteeAgent",
         "sampler",
-        lambda b: CommitteeAgent(),
+        _later("committee:CommitteeAgent"),
     ),
     AgentEntry(
         "LDS",
@@ -233,18 +251,18 @@ _ENTRIES = [
         "committee variance score",
         "regressors: scores a part by how much four bootstrap refits of a ridge regression "
         "disagree, against the tolerance",
-        CommitteeVarianceAgent,
+        "regression_committee:CommitteeVarianceAgent",
         "sampler",
-        lambda b: CommitteeVarianceAgent(),
+        _later("regression_committee:CommitteeVarianceAgent"),
     ),
     AgentEntry(
         "EMCM",
         "expected model change score",
         "regressors: scores a part by how much its label would move the model (EMCM, Cai "
         "et al. 2013)",
-        ExpectedChangeAgent,
+        "regression_committee:ExpectedChangeAgent",
         "sampler",
-        lambda b: ExpectedChangeAgent(),
+        _later("regression_committee:ExpectedChangeAgent"),
     ),
     # regression round 2 (issue 33, studies/REGRESSION.md): scale-free scores (recent ranks)
     AgentEntry(
@@ -252,9 +270,9 @@ _ENTRIES = [
         "committee variance rank",
         "regressors: scores a part by how much four bootstrap refits of the model's regressor "
         "disagree, ranked among the last 200 parts",
-        CommitteeVarianceAgent,
+        "regression_committee:CommitteeVarianceAgent",
         "sampler",
-        lambda b: CommitteeVarianceAgent(scale="rank"),
+        _later("regression_committee:CommitteeVarianceAgent", scale="rank"),
     ),
     AgentEntry(
         "SPRD",
