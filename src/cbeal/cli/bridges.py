@@ -75,50 +75,7 @@ def _replay_parser(sub: Any) -> None:
     )
     rep.add_argument("--exclude", default=None, help="columns that are not features, e.g. a,b")
     rep.add_argument("--batch", type=int, default=100, help="rows per request")
-    rep.add_argument(
-        "--create",
-        action="store_true",
-        help="create the stream from the first --initial labelled rows if missing",
-    )
-    rep.add_argument("--initial", type=int, default=20, help="rows of D0 with --create")
-    rep.add_argument(
-        "--budget",
-        default=None,
-        help="budget of a created stream: a share is a paced rate (5%%), a whole number a "
-        f"count (50); default: {catalog_choices('budget')}",
-    )
-    rep.add_argument(
-        "--pace",
-        default=None,
-        help="with a count --budget: the share of the parts to spend it at while it lasts, "
-        "e.g. 2%% (default 5%%)",
-    )
-    rep.add_argument(
-        "--preset",
-        default=None,
-        help=f"preset of a created stream (default: the recommended one): "
-        f"{catalog_choices('presets')}",
-    )
-    rep.add_argument(
-        "--learner",
-        default=None,
-        help=f"learner of a created stream (default: logreg): {catalog_choices('learners')}; "
-        f"with --tolerance (default: bayesian-ridge): {catalog_choices('regressors')}",
-    )
-    rep.add_argument(
-        "--labels-per-part",
-        type=int,
-        default=None,
-        help="with --create: how many experts answer each asked part (default 1)",
-    )
-    rep.add_argument(
-        "--second-opinion-below",
-        type=float,
-        default=None,
-        metavar="CERTAINTY",
-        help="with --create: a part the model was less sure of than this (e.g. 0.7) gets a "
-        "second expert's answer",
-    )
+    _creation_flags(rep.add_argument_group("creating the stream (--create)"))
     rep.add_argument(
         "--answer",
         action="store_true",
@@ -134,6 +91,54 @@ def _replay_parser(sub: Any) -> None:
     )
     add_progress(rep, None)  # default: on a terminal only, never `\r` lines in a log
     rep.set_defaults(func=run_replay)
+
+
+def _creation_flags(new: Any) -> None:
+    """The flags of a stream `cbeal replay --create` makes (a group of their own in --help)."""
+    new.add_argument(
+        "--create",
+        action="store_true",
+        help="create the stream from the first --initial labelled rows if missing",
+    )
+    new.add_argument("--initial", type=int, default=20, help="rows of D0 with --create")
+    new.add_argument(
+        "--budget",
+        default=None,
+        help="budget of a created stream: a share is a paced rate (5%%), a whole number a "
+        f"count (50); default: {catalog_choices('budget')}",
+    )
+    new.add_argument(
+        "--pace",
+        default=None,
+        help="with a count --budget: the share of the parts to spend it at while it lasts, "
+        "e.g. 2%% (default 5%%)",
+    )
+    new.add_argument(
+        "--preset",
+        default=None,
+        help=f"preset of a created stream (default: the recommended one): "
+        f"{catalog_choices('presets')}",
+    )
+    new.add_argument(
+        "--learner",
+        default=None,
+        help=f"learner of a created stream (default: logreg): {catalog_choices('learners')}; "
+        f"with --tolerance (default: bayesian-ridge): {catalog_choices('regressors')}",
+    )
+    new.add_argument(
+        "--labels-per-part",
+        type=int,
+        default=None,
+        help="with --create: how many experts answer each asked part (default 1)",
+    )
+    new.add_argument(
+        "--second-opinion-below",
+        type=float,
+        default=None,
+        metavar="CERTAINTY",
+        help="with --create: a part the model was less sure of than this (e.g. 0.7) gets a "
+        "second expert's answer",
+    )
 
 
 def _label_values(create: bool) -> Any:
